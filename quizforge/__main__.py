@@ -1,0 +1,3 @@
+from quizforge.cli import main
+
+main()

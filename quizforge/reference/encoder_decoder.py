@@ -1,0 +1,57 @@
+"""The encoder–decoder Transformer of Vaswani et al. 2017."""
+
+from __future__ import annotations
+
+import math
+
+from torch import Tensor, nn
+
+from quizforge.reference.attention import causal_mask
+from quizforge.reference.config import ModelConfig
+from quizforge.reference.heads import LMHead
+from quizforge.reference.layers import DecoderLayer, EncoderLayer
+from quizforge.reference.norms import make_norm
+from quizforge.reference.positional import SinusoidalPositionalEncoding
+
+
+class EncoderDecoder(nn.Module):
+    """Shared source/target embedding (scaled by √d_model), sinusoidal positions,
+    N encoder and N decoder layers, and a pre-softmax projection tied to the embedding."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.pos = SinusoidalPositionalEncoding(cfg.d_model, max(cfg.max_len, 1))
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.encoder_layers))
+        self.decoder = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.decoder_layers))
+        # Pre-norm stacks need a final norm; the post-norm original has none.
+        self.encoder_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
+        self.decoder_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
+        self.lm_head = LMHead(cfg.d_model, cfg.vocab_size, self.tok_emb if cfg.tied else None)
+
+    def _embed(self, ids: Tensor) -> Tensor:
+        return self.dropout(self.pos(self.tok_emb(ids) * math.sqrt(self.cfg.d_model)))
+
+    def encode(self, src: Tensor, src_keep: Tensor | None = None) -> Tensor:
+        """src (B, n_s) token ids; src_keep (B, n_s) bool, True on real tokens. -> (B, n_s, d_model)."""
+        mask = None if src_keep is None else src_keep[:, None, None, :]
+        x = self._embed(src)
+        for layer in self.encoder:
+            x = layer(x, mask)
+        return self.encoder_norm(x) if self.encoder_norm is not None else x
+
+    def decode(self, tgt: Tensor, memory: Tensor, src_keep: Tensor | None = None) -> Tensor:
+        """tgt (B, n_t) ids, memory (B, n_s, d_model) -> logits (B, n_t, vocab)."""
+        self_mask = causal_mask(tgt.shape[1], device=tgt.device)
+        memory_mask = None if src_keep is None else src_keep[:, None, None, :]
+        x = self._embed(tgt)
+        for layer in self.decoder:
+            x = layer(x, memory, self_mask, memory_mask)
+        if self.decoder_norm is not None:
+            x = self.decoder_norm(x)
+        return self.lm_head(x)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_keep: Tensor | None = None) -> Tensor:
+        return self.decode(tgt, self.encode(src, src_keep), src_keep)
