@@ -73,6 +73,8 @@ class ModelConfig:
         if self.arch not in ARCHS:
             raise InputError(f"unknown architecture {self.arch!r}; choose one of {', '.join(ARCHS)}")
         defaults = _ARCH_DEFAULTS.get(self.arch, _COMPONENT_DEFAULTS)
+        if self.arch in NORMS:  # the norm components are their own norm
+            object.__setattr__(self, "norm", self.arch)
         for key, value in defaults.items():
             if getattr(self, key) is None:
                 object.__setattr__(self, key, value)
@@ -148,6 +150,12 @@ class ModelConfig:
         return self.n_layers
 
     def with_(self, **changes: object) -> "ModelConfig":
+        """A copy with some fields changed. d_head and n_kv_heads that were left at their
+        defaults (d_model / n_heads, n_heads) are derived again rather than carried over."""
+        if "d_head" not in changes and self.d_head * self.n_heads == self.d_model:
+            changes["d_head"] = None
+        if "n_kv_heads" not in changes and self.n_kv_heads == self.n_heads:
+            changes["n_kv_heads"] = None
         return replace(self, **changes)
 
     def describe(self) -> dict[str, object]:

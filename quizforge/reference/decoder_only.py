@@ -7,6 +7,7 @@ from torch import Tensor, nn
 
 from quizforge.reference.attention import causal_mask
 from quizforge.reference.config import ModelConfig
+from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import LMHead
 from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer
@@ -18,7 +19,7 @@ class DecoderOnly(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
         self.pos_emb = None
         if cfg.positional == "learned":
             self.pos_emb = LearnedPositionalEmbedding(cfg.max_len, cfg.d_model)

@@ -8,7 +8,9 @@ from torch import Tensor, nn
 
 from quizforge.reference.attention import causal_mask
 from quizforge.reference.config import ModelConfig
+from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import LMHead
+from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer, EncoderLayer
 from quizforge.reference.norms import make_norm
 from quizforge.reference.positional import SinusoidalPositionalEncoding
@@ -21,7 +23,7 @@ class EncoderDecoder(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
         self.pos = SinusoidalPositionalEncoding(cfg.d_model, max(cfg.max_len, 1))
         self.dropout = nn.Dropout(cfg.dropout)
         self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.encoder_layers))
@@ -31,8 +33,8 @@ class EncoderDecoder(nn.Module):
         self.decoder_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
         self.lm_head = LMHead(cfg.d_model, cfg.vocab_size, self.tok_emb if cfg.tied else None)
 
-    def _embed(self, ids: Tensor) -> Tensor:
-        return self.dropout(self.pos(self.tok_emb(ids) * math.sqrt(self.cfg.d_model)))
+    def _embed(self, ids: Tensor, offset: int = 0) -> Tensor:
+        return self.dropout(self.pos(self.tok_emb(ids) * math.sqrt(self.cfg.d_model), offset))
 
     def encode(self, src: Tensor, src_keep: Tensor | None = None) -> Tensor:
         """src (B, n_s) token ids; src_keep (B, n_s) bool, True on real tokens. -> (B, n_s, d_model)."""
@@ -42,13 +44,23 @@ class EncoderDecoder(nn.Module):
             x = layer(x, mask)
         return self.encoder_norm(x) if self.encoder_norm is not None else x
 
-    def decode(self, tgt: Tensor, memory: Tensor, src_keep: Tensor | None = None) -> Tensor:
-        """tgt (B, n_t) ids, memory (B, n_s, d_model) -> logits (B, n_t, vocab)."""
-        self_mask = causal_mask(tgt.shape[1], device=tgt.device)
+    def new_cache(self, dtype=None) -> KVCache:
+        return KVCache(len(self.decoder), dtype)
+
+    def decode(self, tgt: Tensor, memory: Tensor, src_keep: Tensor | None = None,
+               cache: KVCache | None = None) -> Tensor:
+        """tgt (B, n_t) ids, memory (B, n_s, d_model) -> logits (B, n_t, vocab).
+
+        With a cache, tgt holds only the new target tokens; the decoder's self-attention
+        keys and values are cached (cross-attention is recomputed from memory).
+        """
+        offset = cache.length if cache is not None else 0
+        n_t = tgt.shape[1]
+        self_mask = causal_mask(n_t, offset + n_t, device=tgt.device)
         memory_mask = None if src_keep is None else src_keep[:, None, None, :]
-        x = self._embed(tgt)
-        for layer in self.decoder:
-            x = layer(x, memory, self_mask, memory_mask)
+        x = self._embed(tgt, offset)
+        for i, layer in enumerate(self.decoder):
+            x = layer(x, memory, self_mask, memory_mask, cache[i] if cache is not None else None)
         if self.decoder_norm is not None:
             x = self.decoder_norm(x)
         return self.lm_head(x)

@@ -6,6 +6,7 @@ import torch
 from torch import Tensor, nn
 
 from quizforge.reference.config import ModelConfig
+from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import Pooler
 from quizforge.reference.layers import EncoderLayer
 from quizforge.reference.norms import make_norm
@@ -18,9 +19,9 @@ class EncoderOnly(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
         self.pos_emb = LearnedPositionalEmbedding(cfg.max_len, cfg.d_model)
-        self.type_emb = nn.Embedding(cfg.n_token_types, cfg.d_model) if cfg.n_token_types else None
+        self.type_emb = Embedding(cfg.n_token_types, cfg.d_model) if cfg.n_token_types else None
         self.emb_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps)
         self.dropout = nn.Dropout(cfg.dropout)
         self.layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.n_layers))

@@ -7,6 +7,8 @@ import math
 import torch
 from torch import Tensor, nn
 
+from quizforge.reference.embedding import Embedding
+
 
 def sinusoidal_table(max_len: int, d_model: int, device: torch.device | str | None = None,
                      dtype: torch.dtype = torch.float32) -> Tensor:
@@ -25,16 +27,17 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int) -> None:
         super().__init__()
-        self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
+        # Computed on the CPU: on 'meta' these ops would cost seconds of first-use imports.
+        self.register_buffer("pe", sinusoidal_table(max_len, d_model, device="cpu"), persistent=False)
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:  # x: (B, n, d_model)
         n = x.shape[-2]
         if offset + n > self.pe.shape[0]:
             raise ValueError(f"sequence of {offset + n} positions exceeds the table's {self.pe.shape[0]}")
-        return x + self.pe[offset : offset + n].to(x.dtype)
+        return x + self.pe[offset : offset + n].to(device=x.device, dtype=x.dtype)
 
 
-class LearnedPositionalEmbedding(nn.Embedding):
+class LearnedPositionalEmbedding(Embedding):
     """One trained vector per position (GPT, BERT): max_len × d_model parameters."""
 
     def __init__(self, max_len: int, d_model: int) -> None:
@@ -58,12 +61,16 @@ class RotaryEmbedding(nn.Module):
         super().__init__()
         self.d_head = d_head
         self.base = base
-        inv_freq = 1.0 / (base ** (torch.arange(0, d_head, 2, dtype=torch.float32) / d_head))
-        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    def inv_freq(self, device: torch.device | str | None = None) -> Tensor:
+        """(d_head/2,) base^(-2i/d_head), always float64 (not a buffer, so model.to(dtype) leaves it alone)."""
+        two_i = torch.arange(0, self.d_head, 2, device=device, dtype=torch.float64)
+        return 1.0 / torch.pow(torch.tensor(self.base, dtype=torch.float64, device=device), two_i / self.d_head)
 
     def angles(self, positions: Tensor) -> Tensor:
-        """(n,) positions -> (n, d_head/2) rotation angles."""
-        return positions.to(self.inv_freq.dtype)[:, None] * self.inv_freq[None, :]
+        """(n,) positions -> (n, d_head/2) rotation angles, in float64 whatever the model's dtype:
+        in bf16 the positions themselves round (256 and 257 are the same number)."""
+        return positions.to(torch.float64)[:, None] * self.inv_freq(positions.device)[None, :]
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:  # x: (..., n, d_head)
         n = x.shape[-2]

@@ -1,0 +1,339 @@
+"""The `quiz` command: parses arguments and renders. The work lives in library modules.
+
+Nothing heavy is imported at module level: `quiz --help` must not pay for torch
+or sympy, so each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from quizforge import __version__
+from quizforge.errors import InputError
+
+ARCH_CHOICES = ("mha", "ffn", "layernorm", "rmsnorm", "encoder-layer", "decoder-layer",
+                "encoder-decoder", "bert", "gpt", "llama")
+DEVICE_CHOICES = ("cpu", "cuda", "meta")
+DTYPE_CHOICES = ("fp32", "fp16", "bf16", "int8")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="quizforge")
+def cli() -> None:
+    """quizforge: practise transformers and attention for GATE DA and ML interviews.
+
+    Every answer is computed by a reference transformer, never typed in.
+    """
+
+
+@cli.group()
+def calc() -> None:
+    """Calculators: parameters, FLOPs, KV cache, attention memory, attention and PE by hand."""
+
+
+# --- shared options --------------------------------------------------------
+
+def model_options(func):
+    """PRESET, or an architecture described by flags; flags after a preset override it."""
+    options = [
+        click.argument("preset", required=False),
+        click.option("--arch", type=click.Choice(ARCH_CHOICES), help="Build this architecture instead of a preset."),
+        click.option("--d-model", type=int, help="Model width d_model."),
+        click.option("--n-heads", type=int, help="Number of attention heads h."),
+        click.option("--n-kv-heads", type=int, help="Key/value heads (GQA; 1 = MQA). Default: n-heads."),
+        click.option("--d-ff", type=int, help="Feed-forward inner width."),
+        click.option("--n-layers", type=int, help="Number of layers (each stack, for encoder-decoder)."),
+        click.option("--vocab", type=int, help="Vocabulary size."),
+        click.option("--max-len", type=int, help="Context length (learned position table size)."),
+        click.option("--activation", type=click.Choice(("relu", "gelu", "swiglu")), help="FFN activation."),
+        click.option("--pre-norm/--post-norm", "norm_first", default=None, help="Where the norms sit."),
+        click.option("--no-bias", is_flag=True, help="Drop every bias term."),
+        click.option("--untied", is_flag=True, help="Give the output head its own matrix."),
+        click.option("--device", type=click.Choice(DEVICE_CHOICES), default="meta", show_default=True,
+                     help="Where the reference model is instantiated and run."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def resolve_config(preset: str | None, arch: str | None, **flags: Any):
+    """A ModelConfig from a preset and/or flags. Torch-free."""
+    from quizforge.reference.config import ModelConfig
+    from quizforge.reference.presets import get_preset
+
+    changes = {
+        "d_model": flags.get("d_model"), "n_heads": flags.get("n_heads"), "n_kv_heads": flags.get("n_kv_heads"),
+        "d_ff": flags.get("d_ff"), "n_layers": flags.get("n_layers"), "vocab_size": flags.get("vocab"),
+        "max_len": flags.get("max_len"), "activation": flags.get("activation"),
+        "norm_first": flags.get("norm_first"),
+    }
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if flags.get("no_bias"):
+        changes["bias"] = False
+    if flags.get("untied"):
+        changes["tied"] = False
+    if preset and arch:
+        raise InputError("give either a PRESET or --arch, not both")
+    if preset:
+        base = get_preset(preset)
+        if "n_heads" in changes and "n_kv_heads" not in changes and base.n_kv_heads == base.n_heads:
+            changes["n_kv_heads"] = changes["n_heads"]
+        if "d_model" in changes or "n_heads" in changes:
+            changes["d_head"] = None  # recompute d_model / h
+        return base.with_(**changes) if changes else base
+    if not arch:
+        raise InputError("name a PRESET (see `quiz calc presets`) or describe one with --arch and sizes")
+    missing = [f"--{name.replace('_', '-')}" for name in _required_flags(arch) if name not in changes]
+    if missing:
+        raise InputError(f"--arch {arch} needs {', '.join(missing)}")
+    return ModelConfig(arch=arch, **changes)
+
+
+def _required_flags(arch: str) -> list[str]:
+    needed = ["d_model"]
+    if arch not in ("layernorm", "rmsnorm", "ffn"):
+        needed.append("n_heads")
+    if arch not in ("mha", "layernorm", "rmsnorm"):
+        needed.append("d_ff")
+    if arch in ("encoder-decoder", "bert", "gpt", "llama"):
+        needed.append("vocab_size")
+    if arch in ("bert", "gpt"):
+        needed.append("max_len")
+    return needed
+
+
+def _emit_json(payload: dict[str, Any]) -> None:
+    click.echo(json.dumps(payload, indent=2))
+
+
+def _config_json(cfg) -> dict[str, Any]:
+    return {"preset": cfg.name or None, **cfg.describe()}
+
+
+# --- quiz calc presets -----------------------------------------------------
+
+@calc.command("presets")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def calc_presets(as_json: bool) -> None:
+    """List the built-in model presets."""
+    from quizforge.reference.presets import PRESETS
+
+    if as_json:
+        _emit_json({name: cfg.describe() | {"source": cfg.source} for name, cfg in PRESETS.items()})
+        return
+    from quizforge import render
+
+    render.console().print(render.presets_table(PRESETS))
+
+
+# --- quiz calc params ------------------------------------------------------
+
+@calc.command("params")
+@model_options
+def calc_params(preset, arch, device, as_json, **flags) -> None:
+    """Count parameters, in total and per component.
+
+    \b
+    Examples:
+      quiz calc params gpt2
+      quiz calc params --arch mha --d-model 512 --n-heads 8
+      quiz calc params --arch encoder-layer --d-model 512 --n-heads 8 --d-ff 2048
+    """
+    cfg = resolve_config(preset, arch, **flags)
+    from quizforge.accounting.reports import params_report
+
+    report = params_report(cfg, device)
+    if as_json:
+        _emit_json({"total": report.total, "breakdown": report.breakdown(),
+                    "non_embedding": report.extras["non_embedding"], "formula": report.total_formula,
+                    "formulas": {c.name: c.formula for c in report.components},
+                    "config": _config_json(cfg), "measured_on": device, "closed_form_agrees": True})
+        return
+    from quizforge import render
+
+    render.console().print(render.params_view(report))
+
+
+# --- quiz calc flops -------------------------------------------------------
+
+@calc.command("flops")
+@model_options
+@click.option("--seq-len", type=int, required=True, help="Tokens per sequence (source tokens for encoder-decoder).")
+@click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")
+@click.option("--tgt-len", type=int, help="Target tokens, encoder-decoder only (default: --seq-len).")
+def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) -> None:
+    """Forward and training FLOPs (a multiply-add is 2 FLOPs; matrix products only).
+
+    \b
+    Examples:
+      quiz calc flops gpt2 --seq-len 1024
+      quiz calc flops --arch mha --d-model 512 --n-heads 8 --seq-len 128 --batch 4
+    """
+    cfg = resolve_config(preset, arch, **flags)
+    from quizforge.accounting.reports import flops_report
+
+    report = flops_report(cfg, seq_len, batch, tgt_len, device)
+    if as_json:
+        x = report.extras
+        _emit_json({"forward": report.total, "breakdown": report.breakdown(), "formula": report.total_formula,
+                    "formulas": {c.name: c.formula for c in report.components},
+                    "training": x["training"], "six_nd": x["six_nd"], "n_params": x["n_params"],
+                    "tokens": x["tokens"], "training_over_six_nd": x["training_over_six_nd"],
+                    "batch": batch, "seq_len": seq_len, "tgt_len": x.get("tgt_len"),
+                    "config": _config_json(cfg), "measured_on": device, "closed_form_agrees": True})
+        return
+    from quizforge import render
+
+    render.console().print(render.flops_view(report))
+
+
+# --- quiz calc kv-cache ----------------------------------------------------
+
+@calc.command("kv-cache")
+@model_options
+@click.option("--seq-len", type=int, required=True, help="Cached positions per sequence.")
+@click.option("--batch", type=int, default=1, show_default=True, help="Sequences decoded at once.")
+@click.option("--dtype", type=click.Choice(DTYPE_CHOICES), default="fp16", show_default=True,
+              help="Storage type of the cached keys and values.")
+def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags) -> None:
+    """KV-cache size for a batch and context, and what MQA/GQA saves.
+
+    \b
+    Examples:
+      quiz calc kv-cache llama2-70b --seq-len 4096 --batch 8 --dtype fp16
+      quiz calc kv-cache gpt2 --seq-len 1024 --batch 1 --dtype fp32
+    """
+    cfg = resolve_config(preset, arch, **flags)
+    if device != "meta":
+        from quizforge.accounting.measure import resolve_device
+
+        resolve_device(device)  # a clear error for cuda without a GPU; sizes are read on meta
+    from quizforge.accounting.reports import kv_cache_report
+
+    report = kv_cache_report(cfg, seq_len, batch, dtype)
+    if as_json:
+        x = report.extras
+        _emit_json({"bytes": report.total, "formula": report.total_formula, "dtype": dtype,
+                    "bytes_per_element": x["bytes_per_element"], "per_token": x["per_token"],
+                    "per_layer": x["per_layer"], "mha_bytes": x["mha_bytes"],
+                    "reduction_factor": x["reduction_factor"], "attention": x["attention"],
+                    "batch": batch, "seq_len": seq_len, "config": _config_json(cfg),
+                    "closed_form_agrees": True})
+        return
+    from quizforge import render
+
+    render.console().print(render.kv_cache_view(report))
+
+
+# --- quiz calc attention-memory --------------------------------------------
+
+@calc.command("attention-memory")
+@model_options
+@click.option("--seq-len", type=int, required=True, help="Tokens per sequence.")
+@click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")
+@click.option("--dtype", type=click.Choice(DTYPE_CHOICES), default="fp32", show_default=True,
+              help="Type of the attention weights.")
+def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, **flags) -> None:
+    """Entries and bytes of the n × n attention-score matrices (the O(n²) in attention).
+
+    \b
+    Example:
+      quiz calc attention-memory gpt2 --seq-len 1024 --batch 8
+    """
+    cfg = resolve_config(preset, arch, **flags)
+    from quizforge.accounting.reports import attention_scores_report
+
+    report = attention_scores_report(cfg, seq_len, batch, dtype)
+    if as_json:
+        x = report.extras
+        _emit_json({"entries": report.total, "entries_per_layer": report.components[0].value,
+                    "bytes": x["bytes"], "bytes_per_layer": x["bytes_per_layer"], "dtype": dtype,
+                    "formula": report.total_formula, "batch": batch, "seq_len": seq_len,
+                    "config": _config_json(cfg), "closed_form_agrees": True})
+        return
+    from quizforge import render
+
+    render.console().print(render.attention_memory_view(report))
+
+
+# --- quiz calc attention ---------------------------------------------------
+
+@calc.command("attention")
+@click.option("--q", "q_text", required=True, help="Queries, e.g. '[[1,0],[0,1],[1,1]]' (n_q × d_k).")
+@click.option("--k", "k_text", required=True, help="Keys (n_k × d_k).")
+@click.option("--v", "v_text", required=True, help="Values (n_k × d_v).")
+@click.option("--causal", is_flag=True, help="Apply a causal mask (query i sees keys j ≤ i).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the worked solution.")
+def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
+    """softmax(QKᵀ/√d_k)V by hand, step by step.
+
+    \b
+    Example:
+      quiz calc attention --q '[[1,0],[0,1],[1,1]]' --k '[[1,0],[0,1],[1,1]]' --v '[[1,2],[3,4],[5,6]]' --causal
+    """
+    from quizforge.matrices import parse_matrix
+
+    q, k, v = parse_matrix(q_text, "--q"), parse_matrix(k_text, "--k"), parse_matrix(v_text, "--v")
+    from quizforge.handcalc import attention_steps
+
+    steps = attention_steps(q, k, v, causal=causal)
+    if as_json:
+        _emit_json(steps.to_json())
+        return
+    from quizforge import render
+    from quizforge.handcalc_render import render_attention
+
+    render.console().print(render_attention(steps))
+
+
+# --- quiz calc pe ----------------------------------------------------------
+
+@calc.command("pe")
+@click.option("--pos", type=int, required=True, help="Position p (0-based).")
+@click.option("--d-model", type=int, required=True, help="Model width d_model.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def calc_pe(pos, d_model, as_json) -> None:
+    """The sinusoidal positional encoding vector PE(pos, ·).
+
+    \b
+    Example:
+      quiz calc pe --pos 3 --d-model 8
+    """
+    from quizforge.handcalc import pe_vector
+
+    pe = pe_vector(pos, d_model)
+    if as_json:
+        _emit_json(pe.to_json())
+        return
+    from quizforge import render
+    from quizforge.handcalc_render import render_pe
+
+    render.console().print(render_pe(pe))
+
+
+# --- entry point -----------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> None:
+    """Run `quiz`; every user error becomes one line on stderr and exit status 2."""
+    try:
+        code = cli.main(args=argv, prog_name="quiz", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        code = 1
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        code = 2
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code or 0)

@@ -1,0 +1,148 @@
+"""Rich renderings of the calculators' reports. Imported only when something is printed."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from quizforge.accounting.reports import Report
+from quizforge.reference.config import ModelConfig
+
+COMPONENT_LABELS = {
+    "embeddings": "embeddings", "attention": "attention (W_q, W_k, W_v, W_o)", "ffn": "feed-forward",
+    "norms": "norms", "head": "output head", "pooler": "pooler",
+    "attention_proj": "attention projections", "attention_scores": "attention QKᵀ and A·V",
+}
+
+
+def console() -> Console:
+    return Console(highlight=False)
+
+
+def si(value: float) -> str:
+    """124,439,808 -> '124.4 M' (decimal prefixes, as model sizes are quoted)."""
+    for factor, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:,.2f} {suffix}"
+    return f"{value:,.0f}"
+
+
+def binary_bytes(value: int) -> str:
+    """Bytes in binary units, as memory is quoted: 1.50 GiB."""
+    for factor, suffix in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if value >= factor:
+            return f"{value / factor:,.2f} {suffix}"
+    return f"{value} B"
+
+
+def _name(cfg: ModelConfig) -> str:
+    return cfg.name or f"--arch {cfg.arch}"
+
+
+def _config_line(cfg: ModelConfig) -> Text:
+    parts = [f"{k}={v}" for k, v in cfg.describe().items() if k != "arch"]
+    return Text(f"{_name(cfg)} ({cfg.arch}): " + ", ".join(parts), style="dim")
+
+
+def _breakdown_table(report: Report, unit: str, value_format=lambda v: f"{v:,}") -> Table:
+    table = Table(title=f"{report.title}: {_name(report.cfg)}", title_justify="left")
+    table.add_column("component")
+    table.add_column(unit, justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("closed form")
+    for c in report.components:
+        share = f"{100 * c.value / report.total:.1f}%" if report.total else "-"
+        table.add_row(COMPONENT_LABELS.get(c.name, c.name), value_format(c.value), share, c.formula)
+    table.add_section()
+    table.add_row(Text("total", style="bold"), Text(value_format(report.total), style="bold"), "",
+                  report.total_formula)
+    return table
+
+
+def _agreement(report: Report) -> Text:
+    return Text(f"✓ measured on the reference model ({report.device}) and equal to the closed form",
+                style="green")
+
+
+def params_view(report: Report) -> Group:
+    parts = [_breakdown_table(report, "parameters"),
+             Text(f"= {si(report.total)} parameters; {report.extras['non_embedding']:,} without embeddings"),
+             _config_line(report.cfg), _agreement(report)]
+    if report.cfg.source:
+        parts.append(Text(f"source: {report.cfg.source}", style="dim"))
+    return Group(*parts)
+
+
+def flops_view(report: Report) -> Group:
+    x = report.extras
+    lengths = f"batch {x['batch']} × {x['seq_len']} tokens"
+    if "tgt_len" in x:
+        lengths = f"batch {x['batch']} × {x['seq_len']} source and {x['tgt_len']} target tokens"
+    training = Table(title="Training step (forward + backward)", title_justify="left")
+    training.add_column("count")
+    training.add_column("FLOPs", justify="right")
+    training.add_column("how")
+    training.add_row("exact", f"{x['training']:,}", "3 × forward: backward takes a gradient for both operands")
+    training.add_row("6·N·D rule", f"{x['six_nd']:,}", f"6 × {x['n_params']:,} params × {x['tokens']:,} tokens")
+    ratio = x["training_over_six_nd"]
+    return Group(
+        _breakdown_table(report, "FLOPs"),
+        Text(f"= {si(report.total)}FLOP forward for {lengths}; a multiply-add counts as 2, "
+             "only matrix products are counted"),
+        training,
+        Text(f"exact / 6ND = {ratio:.3f}" if ratio else ""),
+        _config_line(report.cfg), _agreement(report),
+    )
+
+
+def kv_cache_view(report: Report) -> Group:
+    x = report.extras
+    table = Table(title=f"KV cache: {_name(report.cfg)}", title_justify="left")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_row("total", f"{report.total:,} B = {binary_bytes(report.total)}")
+    table.add_row("per token (all layers)", f"{x['per_token']:,} B")
+    table.add_row("per layer", f"{x['per_layer']:,} B = {binary_bytes(x['per_layer'])}")
+    table.add_row("attention", x["attention"])
+    table.add_row("same model with full MHA", f"{x['mha_bytes']:,} B = {binary_bytes(x['mha_bytes'])}")
+    table.add_row("reduction factor", f"{x['reduction_factor']:g}×")
+    return Group(
+        table,
+        Text(f"bytes = {report.total_formula}   (batch {x['batch']}, {x['seq_len']} positions, "
+             f"{x['dtype']} = {x['bytes_per_element']} B per element)"),
+        _config_line(report.cfg),
+        Text("✓ read off the cache the reference model fills, and equal to the closed form", style="green"),
+    )
+
+
+def attention_memory_view(report: Report) -> Group:
+    x = report.extras
+    table = Table(title=f"Attention-score matrices: {_name(report.cfg)}", title_justify="left")
+    table.add_column("scope")
+    table.add_column("entries", justify="right")
+    table.add_column(f"bytes ({x['dtype']})", justify="right")
+    table.add_column("closed form")
+    for c in report.components:
+        nbytes = c.value * x["bytes_per_element"]
+        table.add_row(c.name, f"{c.value:,}", f"{nbytes:,} = {binary_bytes(nbytes)}", c.formula)
+    return Group(
+        table,
+        Text(f"batch {x['batch']}, {x['seq_len']} tokens; one n×n matrix per head, per attention module"),
+        _config_line(report.cfg),
+        Text("✓ counted on the weights the reference model returns, and equal to the closed form",
+             style="green"),
+    )
+
+
+def presets_table(presets: Mapping[str, ModelConfig]) -> Table:
+    table = Table(title="Presets", title_justify="left")
+    for column in ("name", "arch", "layers", "d_model", "heads", "kv heads", "d_ff", "vocab", "context"):
+        table.add_column(column, justify="left" if column in ("name", "arch") else "right")
+    for name, cfg in presets.items():
+        layers = str(cfg.n_layers) if cfg.arch != "encoder-decoder" else f"{cfg.encoder_layers}+{cfg.decoder_layers}"
+        table.add_row(name, cfg.arch, layers, f"{cfg.d_model:,}", str(cfg.n_heads), str(cfg.n_kv_heads),
+                      f"{cfg.d_ff:,}", f"{cfg.vocab_size:,}", f"{cfg.max_len:,}")
+    return table
