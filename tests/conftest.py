@@ -1,0 +1,15 @@
+import pytest
+
+
+@pytest.fixture
+def run_quiz(capsys):
+    """Run the `quiz` entry point in-process; return (exit code, stdout, stderr)."""
+    from quizforge.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as exc:
+            main(list(args))
+        out = capsys.readouterr()
+        return exc.value.code, out.out, out.err
+
+    return run
