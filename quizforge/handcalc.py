@@ -21,9 +21,6 @@ MatrixLike = Union[str, Sequence[Sequence[Union[Fraction, int, float]]]]
 
 MAX_PE_POS = 1_000_000
 MAX_PE_D_MODEL = 8192
-# Above this many table entries pe_vector computes only row `pos` (same formula and ops)
-# instead of building the reference's whole (pos+1) × d_model table.
-_PE_TABLE_LIMIT = 2_000_000
 
 
 def json_number(x: Fraction | float | int) -> int | float:
@@ -227,22 +224,13 @@ def pe_vector(pos: int, d_model: int) -> PEVector:
     """
     import torch
 
-    from quizforge.reference.positional import sinusoidal_table
+    from quizforge.reference.positional import sinusoidal_angles, sinusoidal_encoding
 
     pos = _check_int(pos, "--pos", 0, MAX_PE_POS)
     d_model = _check_int(d_model, "--d-model", 1, MAX_PE_D_MODEL)
-
-    # Angles exactly as the reference forms them, for this one position.
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    base = torch.tensor(10000.0, dtype=torch.float64)
-    pair_angles = torch.tensor([float(pos)], dtype=torch.float64) / torch.pow(base, two_i / d_model)
-    if (pos + 1) * d_model <= _PE_TABLE_LIMIT:
-        row = sinusoidal_table(pos + 1, d_model, dtype=torch.float64)[pos]
-    else:  # the full table would be (pos+1) × d_model; evaluate its last row the same way
-        row = torch.empty(d_model, dtype=torch.float64)
-        row[0::2] = torch.sin(pair_angles)
-        row[1::2] = torch.cos(pair_angles[: d_model // 2])
-    values, angles = row.tolist(), pair_angles.tolist()
+    position = torch.tensor([pos])
+    values = sinusoidal_encoding(position, d_model)[0].tolist()
+    angles = sinusoidal_angles(position, d_model)[0].tolist()
 
     dims = [
         PEDim(

@@ -144,5 +144,5 @@ def presets_table(presets: Mapping[str, ModelConfig]) -> Table:
     for name, cfg in presets.items():
         layers = str(cfg.n_layers) if cfg.arch != "encoder-decoder" else f"{cfg.encoder_layers}+{cfg.decoder_layers}"
         table.add_row(name, cfg.arch, layers, f"{cfg.d_model:,}", str(cfg.n_heads), str(cfg.n_kv_heads),
-                      f"{cfg.d_ff:,}", f"{cfg.vocab_size:,}", f"{cfg.max_len:,}")
+                      f"{cfg.d_ff:,}", f"{cfg.vocab_size:,}", f"{cfg.max_len:,}" if cfg.max_len else "any")
     return table

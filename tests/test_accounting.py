@@ -75,6 +75,10 @@ def _small_configs():
                       max_len=40, n_token_types=2, pooler=True)
     yield ModelConfig(arch="encoder-decoder", d_model=32, n_heads=4, d_ff=64, n_layers=2,
                       n_decoder_layers=3, vocab_size=97, max_len=40, norm_first=True, tied=False)
+    yield ModelConfig(arch="encoder-decoder", d_model=32, n_heads=4, d_ff=64, n_layers=1,
+                      vocab_size=97, max_len=40, positional="learned")
+    yield ModelConfig(arch="bert", d_model=32, n_heads=4, d_ff=64, n_layers=2, vocab_size=97,
+                      positional="rope", n_token_types=2)
     # d_head set explicitly, so h·d_head differs from d_model
     yield ModelConfig(arch="gpt", d_model=32, n_heads=3, d_head=16, d_ff=64, n_layers=2,
                       vocab_size=97, max_len=40)
@@ -83,7 +87,7 @@ def _small_configs():
 SMALL = list(_small_configs())
 
 
-@pytest.mark.parametrize("cfg", SMALL, ids=lambda c: f"{c.arch}-kv{c.n_kv_heads}-{c.activation}")
+@pytest.mark.parametrize("cfg", SMALL, ids=lambda c: f"{c.arch}-kv{c.n_kv_heads}-{c.activation}-{c.positional}")
 def test_small_configs_agree_on_every_figure(cfg):
     params_report(cfg)  # raises AccountingMismatch on any disagreement
     flops = flops_report(cfg, seq_len=12, batch=3)

@@ -3,6 +3,7 @@ import math
 from fractions import Fraction as F
 
 import pytest
+import torch
 from rich.console import Console
 
 from quizforge import handcalc
@@ -218,10 +219,11 @@ def test_pe_d_model_512_matches_formula():
         assert pe.values[j] == pytest.approx(want, abs=1e-12)
 
 
-def test_pe_single_row_path_matches_the_reference_table(monkeypatch):
-    table_path = pe_vector(123, 16).values
-    monkeypatch.setattr(handcalc, "_PE_TABLE_LIMIT", 0)
-    assert close(pe_vector(123, 16).values, table_path, tol=1e-14)
+def test_pe_row_matches_the_reference_table():
+    from quizforge.reference.positional import sinusoidal_table
+
+    table = sinusoidal_table(124, 16, dtype=torch.float64)[123].tolist()
+    assert close(pe_vector(123, 16).values, table, tol=1e-14)
 
 
 def test_pe_largest_inputs_are_fast_and_right():

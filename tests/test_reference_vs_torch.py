@@ -27,6 +27,7 @@ from quizforge.reference import (
     causal_mask,
     padding_mask,
     scaled_dot_product_attention,
+    sinusoidal_table,
 )
 
 DT = torch.float64
@@ -439,3 +440,163 @@ def test_mha_parameter_count_matches_torch() -> None:
             theirs = nn.MultiheadAttention(512, 8, bias=bias)
             ours = build(ModelConfig(arch="mha", d_model=512, n_heads=8, bias=bias), "meta")
             assert _count(ours) == _count(theirs) == 4 * 512 * 512 + (4 * 512 if bias else 0)
+
+
+# ---------------------------------------------------------------------------
+# 6. Whole models against PyTorch building blocks (and an independent LLaMA forward)
+# ---------------------------------------------------------------------------
+
+def _randomise_all_norms(module: nn.Module, g: torch.Generator) -> None:
+    _randomise_norms(module, g)
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, RMSNorm):
+                m.weight.copy_(1 + 0.3 * torch.randn(m.weight.shape, generator=g, dtype=m.weight.dtype))
+
+
+def _torch_encoder_layer(ours: EncoderLayer | DecoderLayer, cfg: ModelConfig) -> nn.TransformerEncoderLayer:
+    """A PyTorch encoder layer holding our layer's weights (a decoder-only block maps norm3 -> norm2)."""
+    theirs = nn.TransformerEncoderLayer(cfg.d_model, cfg.n_heads, cfg.d_ff, dropout=0.0, activation=cfg.activation,
+                                        layer_norm_eps=cfg.norm_eps, batch_first=True, norm_first=cfg.norm_first,
+                                        dtype=DT)
+    ffn_norm = ours.norm2 if isinstance(ours, EncoderLayer) else ours.norm3
+    with torch.no_grad():
+        _copy_mha(ours.self_attn, theirs.self_attn)
+        _copy_linear(ours.ffn.W_1, theirs.linear1)
+        _copy_linear(ours.ffn.W_2, theirs.linear2)
+        _copy_norm(ours.norm1, theirs.norm1)
+        _copy_norm(ffn_norm, theirs.norm2)
+    return theirs.eval()
+
+
+def _torch_decoder_layer(ours: DecoderLayer, cfg: ModelConfig) -> nn.TransformerDecoderLayer:
+    theirs = nn.TransformerDecoderLayer(cfg.d_model, cfg.n_heads, cfg.d_ff, dropout=0.0, activation=cfg.activation,
+                                        layer_norm_eps=cfg.norm_eps, batch_first=True, norm_first=cfg.norm_first,
+                                        dtype=DT)
+    with torch.no_grad():
+        _copy_mha(ours.self_attn, theirs.self_attn)
+        _copy_mha(ours.cross_attn, theirs.multihead_attn)
+        _copy_linear(ours.ffn.W_1, theirs.linear1)
+        _copy_linear(ours.ffn.W_2, theirs.linear2)
+        for i in (1, 2, 3):
+            _copy_norm(getattr(ours, f"norm{i}"), getattr(theirs, f"norm{i}"))
+    return theirs.eval()
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_decoder_matches_torch(norm_first: bool) -> None:
+    torch.manual_seed(4)
+    cfg = ModelConfig(arch="encoder-decoder", d_model=16, n_heads=4, d_ff=40, n_layers=2, n_decoder_layers=3,
+                      vocab_size=30, max_len=20, norm_first=norm_first)
+    ours = build(cfg, dtype=DT).eval()
+    g = _gen(41)
+    _randomise_all_norms(ours, g)
+    enc = [_torch_encoder_layer(layer, cfg) for layer in ours.encoder]
+    dec = [_torch_decoder_layer(layer, cfg) for layer in ours.decoder]
+    assert len(enc) == 2 and len(dec) == 3
+
+    src = torch.randint(0, 30, (3, 7), generator=g)
+    tgt = torch.randint(0, 30, (3, 5), generator=g)
+    keep = padding_mask(torch.tensor([7, 5, 2]), 7)[:, 0, 0, :]
+    table = sinusoidal_table(20, 16, dtype=DT)
+    E = ours.tok_emb.weight
+
+    x = E[src] * 4.0 + table[:7]  # token embeddings scaled by sqrt(d_model) = 4
+    for layer in enc:
+        x = layer(x, src_key_padding_mask=~keep)
+    if norm_first:
+        x = F.layer_norm(x, (16,), ours.encoder_norm.weight, ours.encoder_norm.bias, cfg.norm_eps)
+    memory = x
+    y = E[tgt] * 4.0 + table[:5]
+    for layer in dec:
+        y = layer(y, memory, tgt_mask=~causal_mask(5), memory_key_padding_mask=~keep)
+    if norm_first:
+        y = F.layer_norm(y, (16,), ours.decoder_norm.weight, ours.decoder_norm.bias, cfg.norm_eps)
+    expected = y @ E.T  # tied pre-softmax projection
+
+    torch.testing.assert_close(ours.encode(src, keep), memory, **TOL)
+    torch.testing.assert_close(ours(src, tgt, keep), expected, **TOL)
+    assert ours.lm_head.proj.weight is ours.tok_emb.weight
+
+
+def test_bert_matches_torch() -> None:
+    torch.manual_seed(5)
+    cfg = ModelConfig(arch="bert", d_model=16, n_heads=4, d_ff=64, n_layers=2, vocab_size=30, max_len=20,
+                      n_token_types=2, pooler=True, norm_eps=1e-12)
+    ours = build(cfg, dtype=DT).eval()
+    g = _gen(42)
+    _randomise_all_norms(ours, g)
+    layers = [_torch_encoder_layer(layer, cfg) for layer in ours.layers]
+    ids = torch.randint(0, 30, (3, 6), generator=g)
+    types = (torch.arange(6) >= 3).long().expand(3, 6)
+    keep = padding_mask(torch.tensor([6, 4, 1]), 6)[:, 0, 0, :]
+
+    x = ours.tok_emb.weight[ids] + ours.pos_emb.weight[:6] + ours.type_emb.weight[types]
+    x = F.layer_norm(x, (16,), ours.emb_norm.weight, ours.emb_norm.bias, 1e-12)
+    for layer in layers:
+        x = layer(x, src_key_padding_mask=~keep)
+    pooled = torch.tanh(x[:, 0] @ ours.pooler.dense.weight.T + ours.pooler.dense.bias)
+
+    hidden, got_pooled = ours(ids, types, keep)
+    torch.testing.assert_close(hidden, x, **TOL)
+    torch.testing.assert_close(got_pooled, pooled, **TOL)
+
+
+def test_gpt_matches_torch() -> None:
+    torch.manual_seed(6)
+    cfg = ModelConfig(arch="gpt", d_model=16, n_heads=4, d_ff=64, n_layers=3, vocab_size=30, max_len=20)
+    assert cfg.norm_first and cfg.activation == "gelu" and cfg.tied
+    ours = build(cfg, dtype=DT).eval()
+    g = _gen(43)
+    _randomise_all_norms(ours, g)
+    blocks = [_torch_encoder_layer(block, cfg) for block in ours.blocks]  # pre-norm, causal
+    ids = torch.randint(0, 30, (2, 9), generator=g)
+
+    x = ours.tok_emb.weight[ids] + ours.pos_emb.weight[:9]
+    for block in blocks:
+        x = block(x, src_mask=~causal_mask(9))
+    x = F.layer_norm(x, (16,), ours.final_norm.weight, ours.final_norm.bias, cfg.norm_eps)
+    torch.testing.assert_close(ours(ids), x @ ours.tok_emb.weight.T, **TOL)
+
+
+def _llama_by_hand(model, ids: torch.Tensor) -> torch.Tensor:
+    """LLaMA's forward written independently: complex-number RoPE on interleaved pairs (as in
+    Meta's release), keys/values repeated per group, PyTorch's causal SDPA, RMSNorm, SwiGLU."""
+    cfg = model.cfg
+    B, n = ids.shape
+    d, H, KV, dh, eps = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.norm_eps
+    freqs = 1.0 / cfg.rope_base ** (torch.arange(0, dh, 2, dtype=DT) / dh)
+    angles = torch.outer(torch.arange(n, dtype=DT), freqs)  # (n, dh/2)
+    rotation = torch.polar(torch.ones_like(angles), angles)
+
+    def rope(x: torch.Tensor) -> torch.Tensor:  # (B, n, heads, dh)
+        xc = torch.view_as_complex(x.reshape(*x.shape[:-1], dh // 2, 2).contiguous())
+        return torch.view_as_real(xc * rotation[None, :, None, :]).flatten(-2)
+
+    h = model.tok_emb.weight[ids]
+    for blk in model.blocks:
+        a, f = blk.self_attn, blk.ffn
+        x = F.rms_norm(h, (d,), blk.norm1.weight, eps)
+        q = rope((x @ a.W_q.weight.T).view(B, n, H, dh))
+        k = rope((x @ a.W_k.weight.T).view(B, n, KV, dh)).repeat_interleave(H // KV, dim=2)
+        v = (x @ a.W_v.weight.T).view(B, n, KV, dh).repeat_interleave(H // KV, dim=2)
+        o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        h = h + o.transpose(1, 2).reshape(B, n, H * dh) @ a.W_o.weight.T
+        x = F.rms_norm(h, (d,), blk.norm3.weight, eps)
+        h = h + (F.silu(x @ f.W_1.weight.T) * (x @ f.W_3.weight.T)) @ f.W_2.weight.T
+    h = F.rms_norm(h, (d,), model.final_norm.weight, eps)
+    return h @ model.lm_head.proj.weight.T
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2, 1])
+def test_llama_matches_independent_forward(n_kv_heads: int) -> None:
+    torch.manual_seed(7)
+    cfg = ModelConfig(arch="llama", d_model=32, n_heads=4, n_kv_heads=n_kv_heads, d_ff=48, n_layers=2,
+                      vocab_size=30, max_len=20)
+    ours = build(cfg, dtype=DT).eval()
+    assert not cfg.tied and not cfg.bias
+    g = _gen(44)
+    _randomise_all_norms(ours, g)
+    ids = torch.randint(0, 30, (2, 11), generator=g)
+    with torch.no_grad():
+        torch.testing.assert_close(ours(ids), _llama_by_hand(ours, ids), **TOL)

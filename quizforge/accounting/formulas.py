@@ -91,6 +91,7 @@ def param_closed_form(cfg: ModelConfig) -> ClosedForm:
     A, F, N = attention_params(cfg), ffn_params(cfg), norm_params(cfg)
     final = 1 if cfg.norm_first else 0
     head = 0 if cfg.tied else V * d
+    positions = n_ctx * d if cfg.positional == "learned" else 0  # one table, shared by both stacks
     arch = cfg.arch
     if arch == "mha":
         parts = {"attention": A}
@@ -103,14 +104,13 @@ def param_closed_form(cfg: ModelConfig) -> ClosedForm:
     elif arch == "decoder-layer":
         parts = {"attention": 2 * A, "ffn": F, "norms": 3 * N}
     elif arch == "encoder-decoder":
-        parts = {"embeddings": V * d, "attention": L_enc * A + L_dec * 2 * A,
+        parts = {"embeddings": V * d + positions, "attention": L_enc * A + L_dec * 2 * A,
                  "ffn": (L_enc + L_dec) * F, "norms": (2 * L_enc + 3 * L_dec + 2 * final) * N,
                  "head": head}
     elif arch == "bert":
-        parts = {"embeddings": (V + n_ctx + n_types) * d, "attention": L * A, "ffn": L * F,
+        parts = {"embeddings": (V + n_types) * d + positions, "attention": L * A, "ffn": L * F,
                  "norms": (1 + 2 * L + final) * N, "pooler": (d * d + d) if cfg.pooler else 0}
     else:  # gpt, llama
-        positions = n_ctx * d if cfg.positional == "learned" else 0
         parts = {"embeddings": V * d + positions, "attention": L * A, "ffn": L * F,
                  "norms": (2 * L + final) * N, "head": head}
     return ClosedForm({k: _simplify_for(cfg, sp.sympify(v)) for k, v in parts.items()},

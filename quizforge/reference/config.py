@@ -156,6 +156,9 @@ class ModelConfig:
             changes["d_head"] = None
         if "n_kv_heads" not in changes and self.n_kv_heads == self.n_heads:
             changes["n_kv_heads"] = None
+        if changes.get("arch", self.arch) != self.arch:  # the new family's conventions, unless given
+            for key in _COMPONENT_DEFAULTS:
+                changes.setdefault(key, None)
         return replace(self, **changes)
 
     def describe(self) -> dict[str, object]:

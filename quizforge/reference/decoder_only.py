@@ -12,7 +12,7 @@ from quizforge.reference.heads import LMHead
 from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import LearnedPositionalEmbedding, RotaryEmbedding, SinusoidalPositionalEncoding
+from quizforge.reference.positional import absolute_positions, rotary
 
 
 class DecoderOnly(nn.Module):
@@ -20,12 +20,8 @@ class DecoderOnly(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = None
-        if cfg.positional == "learned":
-            self.pos_emb = LearnedPositionalEmbedding(cfg.max_len, cfg.d_model)
-        elif cfg.positional == "sinusoidal":
-            self.pos_emb = SinusoidalPositionalEncoding(cfg.d_model, cfg.max_len)
-        rope = RotaryEmbedding(cfg.d_head, cfg.rope_base) if cfg.positional == "rope" else None
+        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
+        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
         self.dropout = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(DecoderLayer(cfg, cross_attention=False, rope=rope)
                                     for _ in range(cfg.n_layers))

@@ -13,28 +13,30 @@ from quizforge.reference.heads import LMHead
 from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer, EncoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import SinusoidalPositionalEncoding
+from quizforge.reference.positional import absolute_positions, rotary
 
 
 class EncoderDecoder(nn.Module):
-    """Shared source/target embedding (scaled by √d_model), sinusoidal positions,
+    """Shared source/target embedding (scaled by √d_model), positions (sinusoidal in the paper),
     N encoder and N decoder layers, and a pre-softmax projection tied to the embedding."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
         self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos = SinusoidalPositionalEncoding(cfg.d_model, max(cfg.max_len, 1))
+        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
+        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
         self.dropout = nn.Dropout(cfg.dropout)
-        self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.encoder_layers))
-        self.decoder = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.decoder_layers))
+        self.encoder = nn.ModuleList(EncoderLayer(cfg, rope) for _ in range(cfg.encoder_layers))
+        self.decoder = nn.ModuleList(DecoderLayer(cfg, rope=rope) for _ in range(cfg.decoder_layers))
         # Pre-norm stacks need a final norm; the post-norm original has none.
         self.encoder_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
         self.decoder_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
         self.lm_head = LMHead(cfg.d_model, cfg.vocab_size, self.tok_emb if cfg.tied else None)
 
     def _embed(self, ids: Tensor, offset: int = 0) -> Tensor:
-        return self.dropout(self.pos(self.tok_emb(ids) * math.sqrt(self.cfg.d_model), offset))
+        x = self.tok_emb(ids) * math.sqrt(self.cfg.d_model)
+        return self.dropout(self.pos_emb(x, offset) if self.pos_emb is not None else x)
 
     def encode(self, src: Tensor, src_keep: Tensor | None = None) -> Tensor:
         """src (B, n_s) token ids; src_keep (B, n_s) bool, True on real tokens. -> (B, n_s, d_model)."""

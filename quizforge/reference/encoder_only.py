@@ -10,21 +10,22 @@ from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import Pooler
 from quizforge.reference.layers import EncoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import LearnedPositionalEmbedding
+from quizforge.reference.positional import absolute_positions, rotary
 
 
 class EncoderOnly(nn.Module):
-    """Embeddings (token + learned position + token type) -> LayerNorm -> post-norm encoder layers."""
+    """Embeddings (token + position (learned in BERT) + token type) -> LayerNorm -> post-norm encoder layers."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
         self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = LearnedPositionalEmbedding(cfg.max_len, cfg.d_model)
+        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
+        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
         self.type_emb = Embedding(cfg.n_token_types, cfg.d_model) if cfg.n_token_types else None
         self.emb_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps)
         self.dropout = nn.Dropout(cfg.dropout)
-        self.layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.n_layers))
+        self.layers = nn.ModuleList(EncoderLayer(cfg, rope) for _ in range(cfg.n_layers))
         self.final_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps) if cfg.norm_first else None
         self.pooler = Pooler(cfg.d_model) if cfg.pooler else None
 
@@ -34,7 +35,9 @@ class EncoderOnly(nn.Module):
 
         Returns (hidden states (B, n, d_model), pooled [CLS] vector (B, d_model) or None).
         """
-        x = self.pos_emb(self.tok_emb(ids))
+        x = self.tok_emb(ids)
+        if self.pos_emb is not None:
+            x = self.pos_emb(x)
         if self.type_emb is not None:
             types = torch.zeros_like(ids) if token_types is None else token_types
             x = x + self.type_emb(types)

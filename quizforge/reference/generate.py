@@ -24,15 +24,20 @@ def generate(model: DecoderOnly, idx: Tensor, max_new_tokens: int, temperature: 
     if top_k is not None and top_k <= 0:
         raise ValueError("top_k must be a positive integer")
     limit = model.cfg.max_len if model.cfg.positional in ("learned", "sinusoidal") else 0
-    cache = model.new_cache()
-    pending = idx
-    for _ in range(max_new_tokens):
-        if limit and cache.length + pending.shape[1] > limit:
-            cache, pending = model.new_cache(), idx[:, -limit:]
-        logits = model(pending, cache)[:, -1, :]  # (B, vocab)
-        next_token = _sample(logits, temperature, top_k, generator)
-        idx = torch.cat((idx, next_token), dim=1)
-        pending = next_token
+    was_training = model.training
+    model.eval()  # sampling must not see dropout
+    try:
+        cache = model.new_cache()
+        pending = idx
+        for _ in range(max_new_tokens):
+            if limit and cache.length + pending.shape[1] > limit:
+                cache, pending = model.new_cache(), idx[:, -limit:]
+            logits = model(pending, cache)[:, -1, :]  # (B, vocab)
+            next_token = _sample(logits, temperature, top_k, generator)
+            idx = torch.cat((idx, next_token), dim=1)
+            pending = next_token
+    finally:
+        model.train(was_training)
     return idx
 
 

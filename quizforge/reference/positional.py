@@ -10,31 +10,44 @@ from torch import Tensor, nn
 from quizforge.reference.embedding import Embedding
 
 
-def sinusoidal_table(max_len: int, d_model: int, device: torch.device | str | None = None,
-                     dtype: torch.dtype = torch.float32) -> Tensor:
-    """PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(same angle). Shape (max_len, d_model)."""
-    positions = torch.arange(max_len, device=device, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_model, 2, device=device, dtype=torch.float64)
-    angles = positions / torch.pow(torch.tensor(10000.0, dtype=torch.float64, device=device), two_i / d_model)
-    pe = torch.empty(max_len, d_model, device=device, dtype=torch.float64)
+def sinusoidal_angles(positions: Tensor, d_model: int) -> Tensor:
+    """(n,) positions -> (n, ceil(d_model/2)) angles pos / 10000^(2i/d_model), in float64."""
+    two_i = torch.arange(0, d_model, 2, device=positions.device, dtype=torch.float64)
+    base = torch.tensor(10000.0, dtype=torch.float64, device=positions.device)
+    return positions.to(torch.float64)[:, None] / torch.pow(base, two_i / d_model)
+
+
+def sinusoidal_encoding(positions: Tensor, d_model: int) -> Tensor:
+    """PE[p, 2i] = sin(angle), PE[p, 2i+1] = cos(angle) for the given positions. (n, d_model) float64."""
+    angles = sinusoidal_angles(positions, d_model)
+    pe = torch.empty(positions.shape[0], d_model, device=positions.device, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(angles)
     pe[:, 1::2] = torch.cos(angles[:, : d_model // 2])  # odd d_model: the last column is a sine
-    return pe.to(dtype)
+    return pe
+
+
+def sinusoidal_table(max_len: int, d_model: int, device: torch.device | str | None = None,
+                     dtype: torch.dtype = torch.float32) -> Tensor:
+    """The (max_len, d_model) table of Vaswani et al. 2017, §3.5."""
+    return sinusoidal_encoding(torch.arange(max_len, device=device), d_model).to(dtype)
 
 
 class SinusoidalPositionalEncoding(nn.Module):
-    """Adds the fixed sinusoidal table (Vaswani et al. 2017, §3.5). No parameters."""
+    """Adds the fixed sinusoidal encoding. No parameters, and no table: rows are computed
+    for the positions in use, so max_len (0 = unlimited) is only a guard."""
 
-    def __init__(self, d_model: int, max_len: int) -> None:
+    def __init__(self, d_model: int, max_len: int = 0) -> None:
         super().__init__()
-        # Computed on the CPU: on 'meta' these ops would cost seconds of first-use imports.
-        self.register_buffer("pe", sinusoidal_table(max_len, d_model, device="cpu"), persistent=False)
+        self.d_model = d_model
+        self.max_len = max_len
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:  # x: (B, n, d_model)
         n = x.shape[-2]
-        if offset + n > self.pe.shape[0]:
-            raise ValueError(f"sequence of {offset + n} positions exceeds the table's {self.pe.shape[0]}")
-        return x + self.pe[offset : offset + n].to(device=x.device, dtype=x.dtype)
+        if self.max_len and offset + n > self.max_len:
+            raise ValueError(f"sequence of {offset + n} positions exceeds max_len={self.max_len}")
+        # Computed in float64 on the CPU (exact for float64 models; no first-use cost on 'meta').
+        pe = sinusoidal_encoding(torch.arange(offset, offset + n), self.d_model)
+        return x + pe.to(device=x.device, dtype=x.dtype)
 
 
 class LearnedPositionalEmbedding(Embedding):
@@ -63,9 +76,10 @@ class RotaryEmbedding(nn.Module):
         self.base = base
 
     def inv_freq(self, device: torch.device | str | None = None) -> Tensor:
-        """(d_head/2,) base^(-2i/d_head), always float64 (not a buffer, so model.to(dtype) leaves it alone)."""
-        two_i = torch.arange(0, self.d_head, 2, device=device, dtype=torch.float64)
-        return 1.0 / torch.pow(torch.tensor(self.base, dtype=torch.float64, device=device), two_i / self.d_head)
+        """(d_head/2,) base^(-2i/d_head), always float64 (not a buffer, so model.to(dtype) leaves it alone).
+        Computed on the CPU, then moved: cheap, and no first-use cost on 'meta'."""
+        two_i = torch.arange(0, self.d_head, 2, device="cpu", dtype=torch.float64)
+        return (1.0 / self.base ** (two_i / self.d_head)).to(device)
 
     def angles(self, positions: Tensor) -> Tensor:
         """(n,) positions -> (n, d_head/2) rotation angles, in float64 whatever the model's dtype:
@@ -89,3 +103,16 @@ def rope_angle(position: int, pair: int, d_head: int, base: float = 10000.0) -> 
 
 def sinusoidal_angle(position: int, pair: int, d_model: int) -> float:
     return position / math.pow(10000.0, 2 * pair / d_model)
+
+
+def absolute_positions(kind: str, d_model: int, max_len: int) -> nn.Module | None:
+    """The module that adds positions to the embeddings, or None (RoPE acts inside attention)."""
+    if kind == "learned":
+        return LearnedPositionalEmbedding(max_len, d_model)
+    if kind == "sinusoidal":
+        return SinusoidalPositionalEncoding(d_model, max_len)
+    return None
+
+
+def rotary(kind: str, d_head: int, base: float) -> RotaryEmbedding | None:
+    return RotaryEmbedding(d_head, base) if kind == "rope" else None

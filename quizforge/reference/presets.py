@@ -18,7 +18,7 @@ _GPT3 = "Brown et al. 2020, Table 2.1 (context 2048, d_ff = 4 d_model, GPT-2 voc
 def _vaswani(name: str, d_model: int, n_heads: int, d_ff: int) -> ModelConfig:
     return ModelConfig(
         arch="encoder-decoder", name=name, source=_VASWANI, d_model=d_model, n_heads=n_heads,
-        d_ff=d_ff, n_layers=6, vocab_size=37_000, max_len=5000, dropout=0.1,
+        d_ff=d_ff, n_layers=6, vocab_size=37_000, dropout=0.1,  # sinusoidal: no length limit
     )
 
 

@@ -1,0 +1,26 @@
+"""The README's commands are the project's contract; CI must run exactly the test one."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_commands() -> list[str]:
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if "python3 -m venv" in line]
+
+
+def test_readme_has_the_two_fresh_machine_commands():
+    main_job, tests = _readme_commands()[:2]
+    for command in (main_job, tests):
+        # the pinned CPU torch must come before the package, or pip pulls CUDA wheels
+        assert command.index("pip install torch==2.13.0") < command.index("pip install -e")
+    assert main_job.endswith("quiz calc params gpt2")
+    assert tests.endswith("python -m pytest")
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = _readme_commands()[1]
+    assert test_command in ci.splitlines()
