@@ -182,3 +182,8 @@ def test_real_cpu_measurement_matches_meta():
 def test_huge_model_on_cpu_is_refused():
     with pytest.raises(InputError, match="use --device meta"):
         params_report(get_preset("gpt3-175b"), device="cpu")
+
+
+def test_oversized_real_run_is_refused():
+    with pytest.raises(InputError, match="use --device meta"):
+        flops_report(get_preset("gpt2"), seq_len=1024, batch=64, device="cpu")

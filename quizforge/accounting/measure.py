@@ -95,6 +95,20 @@ def example_inputs(cfg: ModelConfig, batch: int, seq_len: int, device: torch.dev
     return (x,)
 
 
+def _check_activations_fit(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | None,
+                           device: torch.device) -> None:
+    """A rough fp32 size of what a training step keeps for backward, before running it for real."""
+    if device.type == "meta":
+        return
+    n = max(seq_len, tgt_len or 0)
+    layers = cfg.encoder_layers + 2 * cfg.decoder_layers if cfg.arch == "encoder-decoder" else cfg.n_layers
+    per_layer = batch * (2 * cfg.n_heads * n * n + n * (2 * cfg.d_ff + 8 * cfg.d_model))
+    estimate = 4 * (layers * per_layer + 2 * batch * n * cfg.vocab_size)
+    if estimate > _MAX_REAL_BYTES:
+        raise InputError(f"a training step at this size needs about {estimate / 2**30:,.0f} GiB on "
+                         f"{device.type}; use --device meta to count it")
+
+
 def _check_positions(cfg: ModelConfig, seq_len: int, tgt_len: int | None) -> None:
     if cfg.is_model and cfg.positional in ("learned", "sinusoidal") and cfg.max_len:
         longest = max(seq_len, tgt_len or 0)
@@ -127,6 +141,7 @@ def measure_flops(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | Non
     model.train()
     _disable_dropout(model)
     dev = next(iter(model.parameters())).device
+    _check_activations_fit(cfg, batch, seq_len, tgt_len, dev)
     args = example_inputs(cfg, batch, seq_len, dev, tgt_len, requires_grad=True)
     counter = FlopCounterMode(display=False)
     with counter:
