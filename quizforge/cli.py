@@ -152,7 +152,7 @@ def calc_params(preset, arch, device, as_json, **flags) -> None:
     if as_json:
         _emit_json({"total": report.total, "breakdown": report.breakdown(),
                     "non_embedding": report.extras["non_embedding"], "formula": report.total_formula,
-                    "formulas": {c.name: c.formula for c in report.components},
+                    "formulas": {c.name: c.formula for c in report.components}, "substituted": report.total_substituted,
                     "config": _config_json(cfg), "measured_on": device, "closed_form_agrees": True})
         return
     from quizforge import render
@@ -182,7 +182,7 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
     if as_json:
         x = report.extras
         _emit_json({"forward": report.total, "breakdown": report.breakdown(), "formula": report.total_formula,
-                    "formulas": {c.name: c.formula for c in report.components},
+                    "formulas": {c.name: c.formula for c in report.components}, "substituted": report.total_substituted,
                     "training": x["training"], "six_nd": x["six_nd"], "n_params": x["n_params"],
                     "tokens": x["tokens"], "training_over_six_nd": x["training_over_six_nd"],
                     "batch": batch, "seq_len": seq_len, "tgt_len": x.get("tgt_len"),

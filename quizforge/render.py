@@ -55,11 +55,19 @@ def _breakdown_table(report: Report, unit: str, value_format=lambda v: f"{v:,}")
     table.add_column("closed form")
     for c in report.components:
         share = f"{100 * c.value / report.total:.1f}%" if report.total else "-"
-        table.add_row(COMPONENT_LABELS.get(c.name, c.name), value_format(c.value), share, c.formula)
+        table.add_row(COMPONENT_LABELS.get(c.name, c.name), value_format(c.value), share,
+                      _formula_cell(c.formula, c.substituted))
     table.add_section()
     table.add_row(Text("total", style="bold"), Text(value_format(report.total), style="bold"), "",
-                  report.total_formula)
+                  _formula_cell(report.total_formula, report.total_substituted))
     return table
+
+
+def _formula_cell(formula: str, substituted: str) -> Text:
+    cell = Text(formula)
+    if substituted and substituted != formula:
+        cell.append(f"\n= {substituted}", style="dim")
+    return cell
 
 
 def _agreement(report: Report) -> Text:
@@ -111,7 +119,7 @@ def kv_cache_view(report: Report) -> Group:
     table.add_row("reduction factor", f"{x['reduction_factor']:g}×")
     return Group(
         table,
-        Text(f"bytes = {report.total_formula}   (batch {x['batch']}, {x['seq_len']} positions, "
+        Text(f"bytes = {report.total_formula} = {report.total_substituted}   (batch {x['batch']}, {x['seq_len']} positions, "
              f"{x['dtype']} = {x['bytes_per_element']} B per element)"),
         _config_line(report.cfg),
         Text("✓ read off the cache the reference model fills, and equal to the closed form", style="green"),
@@ -127,7 +135,8 @@ def attention_memory_view(report: Report) -> Group:
     table.add_column("closed form")
     for c in report.components:
         nbytes = c.value * x["bytes_per_element"]
-        table.add_row(c.name, f"{c.value:,}", f"{nbytes:,} = {binary_bytes(nbytes)}", c.formula)
+        table.add_row(c.name, f"{c.value:,}", f"{nbytes:,} = {binary_bytes(nbytes)}",
+                      _formula_cell(c.formula, c.substituted))
     return Group(
         table,
         Text(f"batch {x['batch']}, {x['seq_len']} tokens; one n×n matrix per head, per attention module"),

@@ -187,3 +187,13 @@ def test_huge_model_on_cpu_is_refused():
 def test_oversized_real_run_is_refused():
     with pytest.raises(InputError, match="use --device meta"):
         flops_report(get_preset("gpt2"), seq_len=1024, batch=64, device="cpu")
+
+
+def test_worked_numbers_follow_the_formula():
+    report = params_report(get_preset("gpt2"))
+    attention = next(c for c in report.components if c.name == "attention")
+    assert attention.formula == "4·L·d_model² + 4·L·d_model"
+    assert attention.substituted == "4·12·768² + 4·12·768"
+    assert eval(attention.substituted.replace("·", "*").replace("²", "**2")) == attention.value  # noqa: S307
+    kv = kv_cache_report(get_preset("llama2-70b"), seq_len=4096, batch=8, dtype="fp16")
+    assert kv.total_substituted == "2·8·80·2·128·8·4096"  # B=8 and h_kv=8 stay separate factors

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from quizforge.reference.config import ModelConfig
 
@@ -209,9 +210,28 @@ def attention_score_entries_expr(cfg: ModelConfig, tgt_len: int | None = None) -
     return {"per_layer": _simplify_for(cfg, per_layer), "total": _simplify_for(cfg, total)}
 
 
+class _NumbersPrinter(StrPrinter):
+    """Prints each symbol as its value, keeping the symbolic form's term order."""
+
+    def __init__(self, values: dict[sp.Symbol, int]) -> None:
+        super().__init__()
+        self._values = values
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        return str(self._values.get(expr, expr.name))
+
+
 def format_expr(expr: sp.Expr) -> str:
     """Unicode for terminals: 4·d_model² + 4·d_model."""
-    text = sp.sstr(expr)
+    return _unicode(sp.sstr(expr))
+
+
+def format_substituted(expr: sp.Expr, values: dict[sp.Symbol, int]) -> str:
+    """The same expression with numbers in place of symbols, unevaluated: 4·12·768² + 4·12·768."""
+    return _unicode(_NumbersPrinter(values).doprint(expr))
+
+
+def _unicode(text: str) -> str:
     superscripts = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
     out, i = [], 0
     while i < len(text):

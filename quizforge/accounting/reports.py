@@ -33,6 +33,7 @@ class Component:
     name: str
     value: int
     formula: str  # the closed form in Unicode
+    substituted: str = ""  # the closed form with the numbers put in
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Report:
     cfg: ModelConfig
     total: int
     total_formula: str
+    total_substituted: str
     components: list[Component]
     extras: dict[str, object] = field(default_factory=dict)
     device: str = "meta"
@@ -53,7 +55,8 @@ class Report:
 
 def _components(closed: formulas.ClosedForm) -> list[Component]:
     numbers = closed.numbers()
-    return [Component(name, numbers[name], formulas.format_expr(expr))
+    return [Component(name, numbers[name], formulas.format_expr(expr),
+                      formulas.format_substituted(expr, closed.values))
             for name, expr in closed.components.items() if numbers[name]]
 
 
@@ -64,7 +67,7 @@ def params_report(cfg: ModelConfig, device: str = "meta") -> Report:
     _agree("parameters", measured, closed.numbers())
     total = sum(measured.values())
     return Report("Parameters", cfg, total, formulas.format_expr(closed.total_expr),
-                  _components(closed), {"non_embedding": total - measured.get("embeddings", 0)}, device)
+                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed), {"non_embedding": total - measured.get("embeddings", 0)}, device)
 
 
 def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | None = None,
@@ -99,7 +102,7 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
     if tgt is not None:
         extras["tgt_len"] = tgt
     return Report("Forward FLOPs", cfg, forward, formulas.format_expr(closed.total_expr),
-                  _components(closed), extras, device)
+                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed), extras, device)
 
 
 def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp16") -> Report:
@@ -128,8 +131,8 @@ def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str =
         "batch": batch,
         "seq_len": seq_len,
     }
-    return Report("KV cache", cfg, measured, formulas.format_expr(expr),
-                  [Component("keys and values", measured, formulas.format_expr(expr))], extras)
+    shown = formulas.format_expr(expr), formulas.format_substituted(expr, values)
+    return Report("KV cache", cfg, measured, *shown, [Component("keys and values", measured, *shown)], extras)
 
 
 def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp32") -> Report:
@@ -143,11 +146,12 @@ def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtyp
     closed = {k: int(v.subs(values)) for k, v in exprs.items()}
     _agree("attention-score entries", measured, closed)
     width = DTYPE_BYTES[dtype]
-    comps = [Component("one layer", closed["per_layer"], formulas.format_expr(exprs["per_layer"])),
-             Component("all layers", closed["total"], formulas.format_expr(exprs["total"]))]
+    comps = [Component(scope, closed[key], formulas.format_expr(exprs[key]),
+                       formulas.format_substituted(exprs[key], values))
+             for scope, key in (("one layer", "per_layer"), ("all layers", "total"))]
     extras = {"dtype": dtype, "bytes_per_element": width, "bytes_per_layer": closed["per_layer"] * width,
               "bytes": closed["total"] * width, "batch": batch, "seq_len": seq_len}
-    return Report("Attention-score entries", cfg, closed["total"], formulas.format_expr(exprs["total"]),
+    return Report("Attention-score entries", cfg, closed["total"], comps[1].formula, comps[1].substituted,
                   comps, extras)
 
 
