@@ -194,6 +194,12 @@ def test_worked_numbers_follow_the_formula():
     attention = next(c for c in report.components if c.name == "attention")
     assert attention.formula == "4·L·d_model² + 4·L·d_model"
     assert attention.substituted == "4·12·768² + 4·12·768"
-    assert eval(attention.substituted.replace("·", "*").replace("²", "**2")) == attention.value  # noqa: S307
+    total = 0
+    for term in attention.substituted.split(" + "):
+        product = 1
+        for factor in term.split("·"):
+            product *= int(factor[:-1]) ** 2 if factor.endswith("²") else int(factor)
+        total += product
+    assert total == attention.value
     kv = kv_cache_report(get_preset("llama2-70b"), seq_len=4096, batch=8, dtype="fp16")
     assert kv.total_substituted == "2·8·80·2·128·8·4096"  # B=8 and h_kv=8 stay separate factors
