@@ -112,8 +112,14 @@ def _emit_json(payload: dict[str, Any]) -> None:
     click.echo(json.dumps(payload, indent=2))
 
 
-def _config_json(cfg) -> dict[str, Any]:
-    return {"preset": cfg.name or None, **cfg.describe()}
+def _show(report, as_json: bool, view: str) -> None:
+    """One JSON object, or the report's rich view."""
+    if as_json:
+        _emit_json(report.to_json())
+        return
+    from quizforge import render
+
+    render.console().print(getattr(render, view)(report))
 
 
 # --- quiz calc presets -----------------------------------------------------
@@ -149,15 +155,7 @@ def calc_params(preset, arch, device, as_json, **flags) -> None:
     from quizforge.accounting.reports import params_report
 
     report = params_report(cfg, device)
-    if as_json:
-        _emit_json({"total": report.total, "breakdown": report.breakdown(),
-                    "non_embedding": report.extras["non_embedding"], "formula": report.total_formula,
-                    "formulas": {c.name: c.formula for c in report.components}, "substituted": report.total_substituted,
-                    "config": _config_json(cfg), "measured_on": device, "closed_form_agrees": True})
-        return
-    from quizforge import render
-
-    render.console().print(render.params_view(report))
+    _show(report, as_json, "params_view")
 
 
 # --- quiz calc flops -------------------------------------------------------
@@ -179,18 +177,7 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
     from quizforge.accounting.reports import flops_report
 
     report = flops_report(cfg, seq_len, batch, tgt_len, device)
-    if as_json:
-        x = report.extras
-        _emit_json({"forward": report.total, "breakdown": report.breakdown(), "formula": report.total_formula,
-                    "formulas": {c.name: c.formula for c in report.components}, "substituted": report.total_substituted,
-                    "training": x["training"], "six_nd": x["six_nd"], "n_params": x["n_params"],
-                    "tokens": x["tokens"], "training_over_six_nd": x["training_over_six_nd"],
-                    "batch": batch, "seq_len": seq_len, "tgt_len": x.get("tgt_len"),
-                    "config": _config_json(cfg), "measured_on": device, "closed_form_agrees": True})
-        return
-    from quizforge import render
-
-    render.console().print(render.flops_view(report))
+    _show(report, as_json, "flops_view")
 
 
 # --- quiz calc kv-cache ----------------------------------------------------
@@ -210,25 +197,10 @@ def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags)
       quiz calc kv-cache gpt2 --seq-len 1024 --batch 1 --dtype fp32
     """
     cfg = resolve_config(preset, arch, **flags)
-    if device != "meta":
-        from quizforge.accounting.measure import resolve_device
-
-        resolve_device(device)  # a clear error for cuda without a GPU; sizes are read on meta
     from quizforge.accounting.reports import kv_cache_report
 
-    report = kv_cache_report(cfg, seq_len, batch, dtype)
-    if as_json:
-        x = report.extras
-        _emit_json({"bytes": report.total, "formula": report.total_formula, "dtype": dtype,
-                    "bytes_per_element": x["bytes_per_element"], "per_token": x["per_token"],
-                    "per_layer": x["per_layer"], "mha_bytes": x["mha_bytes"],
-                    "reduction_factor": x["reduction_factor"], "attention": x["attention"],
-                    "batch": batch, "seq_len": seq_len, "config": _config_json(cfg),
-                    "closed_form_agrees": True})
-        return
-    from quizforge import render
-
-    render.console().print(render.kv_cache_view(report))
+    report = kv_cache_report(cfg, seq_len, batch, dtype, device)
+    _show(report, as_json, "kv_cache_view")
 
 
 # --- quiz calc attention-memory --------------------------------------------
@@ -249,17 +221,8 @@ def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, 
     cfg = resolve_config(preset, arch, **flags)
     from quizforge.accounting.reports import attention_scores_report
 
-    report = attention_scores_report(cfg, seq_len, batch, dtype)
-    if as_json:
-        x = report.extras
-        _emit_json({"entries": report.total, "entries_per_layer": report.components[0].value,
-                    "bytes": x["bytes"], "bytes_per_layer": x["bytes_per_layer"], "dtype": dtype,
-                    "formula": report.total_formula, "batch": batch, "seq_len": seq_len,
-                    "config": _config_json(cfg), "closed_form_agrees": True})
-        return
-    from quizforge import render
-
-    render.console().print(render.attention_memory_view(report))
+    report = attention_scores_report(cfg, seq_len, batch, dtype, device)
+    _show(report, as_json, "attention_memory_view")
 
 
 # --- quiz calc attention ---------------------------------------------------

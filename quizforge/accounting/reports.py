@@ -41,6 +41,7 @@ class Report:
     """A total with its per-component breakdown and the formulas behind it."""
 
     title: str
+    key: str  # what the total is called in JSON: total, forward, bytes, entries
     cfg: ModelConfig
     total: int
     total_formula: str
@@ -51,6 +52,15 @@ class Report:
 
     def breakdown(self) -> dict[str, int]:
         return {c.name: c.value for c in self.components}
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            self.key: self.total, "breakdown": self.breakdown(), "formula": self.total_formula,
+            "substituted": self.total_substituted, "formulas": {c.name: c.formula for c in self.components},
+            **self.extras,
+            "config": {"preset": self.cfg.name or None, **self.cfg.describe()},
+            "measured_on": self.device, "closed_form_agrees": True,
+        }
 
 
 def _components(closed: formulas.ClosedForm) -> list[Component]:
@@ -66,7 +76,7 @@ def params_report(cfg: ModelConfig, device: str = "meta") -> Report:
     closed = formulas.param_closed_form(cfg)
     _agree("parameters", measured, closed.numbers())
     total = sum(measured.values())
-    return Report("Parameters", cfg, total, formulas.format_expr(closed.total_expr),
+    return Report("Parameters", "total", cfg, total, formulas.format_expr(closed.total_expr),
                   formulas.format_substituted(closed.total_expr, closed.values), _components(closed), {"non_embedding": total - measured.get("embeddings", 0)}, device)
 
 
@@ -101,11 +111,14 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
     }
     if tgt is not None:
         extras["tgt_len"] = tgt
-    return Report("Forward FLOPs", cfg, forward, formulas.format_expr(closed.total_expr),
+    return Report("Forward FLOPs", "forward", cfg, forward, formulas.format_expr(closed.total_expr),
                   formulas.format_substituted(closed.total_expr, closed.values), _components(closed), extras, device)
 
 
-def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp16") -> Report:
+def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp16",
+                    device: str = "meta") -> Report:
+    """Sizes are read on meta whatever the device; the device is still checked, for a clear error."""
+    measure.resolve_device(device)
     _positive(seq_len=seq_len, batch=batch)
     if dtype not in DTYPE_BYTES:
         raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
@@ -132,11 +145,13 @@ def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str =
         "seq_len": seq_len,
     }
     shown = formulas.format_expr(expr), formulas.format_substituted(expr, values)
-    return Report("KV cache", cfg, measured, *shown, [Component("keys and values", measured, *shown)], extras)
+    return Report("KV cache", "bytes", cfg, measured, *shown, [Component("keys and values", measured, *shown)], extras)
 
 
-def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp32") -> Report:
-    """Entries and bytes of the n×n attention-weight matrices one forward pass materialises."""
+def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp32",
+                            device: str = "meta") -> Report:
+    """Entries and bytes of the n×n attention-weight matrices one forward pass materialises (read on meta)."""
+    measure.resolve_device(device)
     _positive(seq_len=seq_len, batch=batch)
     if dtype not in DTYPE_BYTES:
         raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
@@ -149,9 +164,10 @@ def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtyp
     comps = [Component(scope, closed[key], formulas.format_expr(exprs[key]),
                        formulas.format_substituted(exprs[key], values))
              for scope, key in (("one layer", "per_layer"), ("all layers", "total"))]
-    extras = {"dtype": dtype, "bytes_per_element": width, "bytes_per_layer": closed["per_layer"] * width,
+    extras = {"entries_per_layer": closed["per_layer"], "dtype": dtype, "bytes_per_element": width,
+              "bytes_per_layer": closed["per_layer"] * width,
               "bytes": closed["total"] * width, "batch": batch, "seq_len": seq_len}
-    return Report("Attention-score entries", cfg, closed["total"], comps[1].formula, comps[1].substituted,
+    return Report("Attention-score entries", "entries", cfg, closed["total"], comps[1].formula, comps[1].substituted,
                   comps, extras)
 
 
