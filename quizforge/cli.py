@@ -32,7 +32,7 @@ def cli() -> None:
 
 @cli.group()
 def calc() -> None:
-    """Calculators: parameters, FLOPs, KV cache, attention memory, attention and PE by hand."""
+    """Calculators whose answers come from the reference transformer."""
 
 
 # --- shared options --------------------------------------------------------
@@ -109,7 +109,7 @@ def _required_flags(arch: str) -> list[str]:
 
 
 def _emit_json(payload: dict[str, Any]) -> None:
-    click.echo(json.dumps(payload, indent=2))
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
 def _show(report, as_json: bool, view: str) -> None:
@@ -160,7 +160,7 @@ def calc_params(preset, arch, device, as_json, **flags) -> None:
 
 # --- quiz calc flops -------------------------------------------------------
 
-@calc.command("flops")
+@calc.command("flops", short_help="Forward and training FLOPs, per component.")
 @model_options
 @click.option("--seq-len", type=int, required=True, help="Tokens per sequence (source tokens for encoder-decoder).")
 @click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")
@@ -182,7 +182,7 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
 
 # --- quiz calc kv-cache ----------------------------------------------------
 
-@calc.command("kv-cache")
+@calc.command("kv-cache", short_help="KV-cache bytes, and what MQA or GQA saves.")
 @model_options
 @click.option("--seq-len", type=int, required=True, help="Cached positions per sequence.")
 @click.option("--batch", type=int, default=1, show_default=True, help="Sequences decoded at once.")
@@ -205,7 +205,7 @@ def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags)
 
 # --- quiz calc attention-memory --------------------------------------------
 
-@calc.command("attention-memory")
+@calc.command("attention-memory", short_help="Entries and bytes of the n×n attention-score matrices.")
 @model_options
 @click.option("--seq-len", type=int, required=True, help="Tokens per sequence.")
 @click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")
@@ -227,7 +227,7 @@ def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, 
 
 # --- quiz calc attention ---------------------------------------------------
 
-@calc.command("attention")
+@calc.command("attention", short_help="Attention on small matrices, worked by hand.")
 @click.option("--q", "q_text", required=True, help="Queries, e.g. '[[1,0],[0,1],[1,1]]' (n_q × d_k).")
 @click.option("--k", "k_text", required=True, help="Keys (n_k × d_k).")
 @click.option("--v", "v_text", required=True, help="Values (n_k × d_v).")
@@ -257,7 +257,7 @@ def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
 
 # --- quiz calc pe ----------------------------------------------------------
 
-@calc.command("pe")
+@calc.command("pe", short_help="The sinusoidal positional encoding of one position.")
 @click.option("--pos", type=int, required=True, help="Position p (0-based).")
 @click.option("--d-model", type=int, required=True, help="Model width d_model.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
