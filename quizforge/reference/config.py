@@ -16,6 +16,7 @@ COMPONENT_ARCHS = ("mha", "ffn", "layernorm", "rmsnorm", "encoder-layer", "decod
 ARCHS = MODEL_ARCHS + COMPONENT_ARCHS
 
 NORMS = ("layernorm", "rmsnorm")
+MAX_LAYERS = 1024
 ACTIVATIONS = ("relu", "gelu", "swiglu")
 POSITIONALS = ("sinusoidal", "learned", "rope", "none")
 
@@ -96,6 +97,13 @@ class ModelConfig:
             raise InputError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
         if self.n_heads % self.n_kv_heads:
             raise InputError(f"n_heads={self.n_heads} is not divisible by n_kv_heads={self.n_kv_heads}")
+        # Each layer is a Python object even on 'meta'; real models stay far below this.
+        layers = max(self.n_layers, self.n_encoder_layers or 0, self.n_decoder_layers or 0)
+        if layers > MAX_LAYERS:
+            raise InputError(f"{layers:,} layers is more than the {MAX_LAYERS:,} quizforge builds")
+        for name in ("max_len", "n_token_types"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise InputError(f"{name} must be a whole number >= 0, got {getattr(self, name)!r}")
         if self.uses_ffn:
             _positive("d_ff", self.d_ff)
         if self.is_model:
