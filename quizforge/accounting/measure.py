@@ -20,6 +20,7 @@ from quizforge.reference import build
 from quizforge.reference.attention import ScaledDotProductAttention
 from quizforge.reference.config import ModelConfig
 from quizforge.reference.heads import LMHead, Pooler
+from quizforge.reference.kv_cache import LayerKVCache
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8}
 
@@ -194,21 +195,19 @@ def measure_kv_cache_bytes(cfg: ModelConfig, batch: int, seq_len: int, dtype: st
         raise InputError(f"{cfg.name or cfg.arch} does not decode autoregressively, so it has no KV cache")
     _check_positions(cfg, seq_len, None)
     model = build(cfg, "meta").eval()
-    cache = model.new_cache(DTYPES[dtype]) if hasattr(model, "new_cache") else None
-    ids = torch.zeros(batch, seq_len, dtype=torch.long, device="meta")
+    store = DTYPES[dtype]
     with torch.no_grad():
-        if cfg.arch == "encoder-decoder":
-            memory = model.encode(ids[:, :1])
-            model.decode(ids, memory, cache=cache)
-        elif cfg.arch == "decoder-layer":
-            from quizforge.reference.kv_cache import LayerKVCache
-
-            layer_cache = LayerKVCache(DTYPES[dtype])
+        if cfg.arch == "decoder-layer":
+            cache = LayerKVCache(store)
             x = torch.zeros(batch, seq_len, cfg.d_model, device="meta")
-            model(x, x, cache=layer_cache)
-            return layer_cache.nbytes
+            model(x, x, cache=cache)
         else:
-            model(ids, cache)
+            cache = model.new_cache(store)
+            ids = torch.zeros(batch, seq_len, dtype=torch.long, device="meta")
+            if cfg.arch == "encoder-decoder":
+                model.decode(ids, model.encode(ids[:, :1]), cache=cache)
+            else:
+                model(ids, cache)
     return cache.nbytes
 
 
