@@ -96,7 +96,7 @@ def example_inputs(cfg: ModelConfig, batch: int, seq_len: int, device: torch.dev
     return (x,)
 
 
-def _check_activations_fit(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | None,
+def check_activations_fit(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | None,
                            device: torch.device) -> None:
     """A rough fp32 size of what a training step keeps for backward, before running it for real."""
     if device.type == "meta":
@@ -142,7 +142,7 @@ def measure_flops(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | Non
     model.train()
     _disable_dropout(model)
     dev = next(iter(model.parameters())).device
-    _check_activations_fit(cfg, batch, seq_len, tgt_len, dev)
+    check_activations_fit(cfg, batch, seq_len, tgt_len, dev)
     args = example_inputs(cfg, batch, seq_len, dev, tgt_len, requires_grad=True)
     counter = FlopCounterMode(display=False)
     with counter:

@@ -88,6 +88,7 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
         if cfg.arch != "encoder-decoder":
             raise InputError("--tgt-len only applies to encoder-decoder models")
     tgt = None if tgt_len == seq_len else tgt_len
+    measure.check_activations_fit(cfg, batch, seq_len, tgt, measure.resolve_device(device))
     model = measure.instantiate(cfg, device)
     measured = measure.measure_flops(cfg, batch, seq_len, tgt, device, model)
     closed = formulas.forward_flop_closed_form(cfg, batch, seq_len, tgt)
