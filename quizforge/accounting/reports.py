@@ -77,7 +77,8 @@ def params_report(cfg: ModelConfig, device: str = "meta") -> Report:
     _agree("parameters", measured, closed.numbers())
     total = sum(measured.values())
     return Report("Parameters", "total", cfg, total, formulas.format_expr(closed.total_expr),
-                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed), {"non_embedding": total - measured.get("embeddings", 0)}, device)
+                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed),
+                  {"non_embedding": total - measured.get("embeddings", 0)}, device)
 
 
 def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | None = None,
@@ -94,12 +95,14 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
     closed = formulas.forward_flop_closed_form(cfg, batch, seq_len, tgt)
     _agree("forward FLOPs", measured.forward, closed.numbers())
     forward = closed.total
-    training_expr = formulas.training_flops_expr(sp.Symbol("F_forward"))
-    if measured.training != 3 * forward:
-        raise AccountingMismatch(f"training FLOPs: measured {measured.training}, closed form {3 * forward}")
+    training = int(formulas.training_flops_expr(sp.Integer(forward)))
+    if measured.training != training:
+        raise AccountingMismatch(f"training FLOPs: measured {measured.training}, closed form {training}")
     n_params = sum(measure.measure_params(cfg, model).values())
+    # D counts the tokens the model predicts: target tokens for an encoder-decoder.
     tokens = batch * (tgt_len or seq_len) if cfg.arch == "encoder-decoder" else batch * seq_len
-    six_nd = 6 * n_params * tokens
+    six_nd = int(formulas.six_nd_expr(sp.Integer(n_params), sp.Integer(tokens)))
+    training_expr = formulas.training_flops_expr(sp.Symbol("F_forward"))
     extras = {
         "training": measured.training,
         "training_formula": formulas.format_expr(training_expr),
