@@ -62,6 +62,16 @@ def model_options(func):
     return func
 
 
+def memory_options(default_dtype: str, seq_help: str, dtype_help: str):
+    """--seq-len, --batch and --dtype, for the calculators that size tensors."""
+    def decorate(func):
+        func = click.option("--dtype", type=click.Choice(DTYPE_CHOICES), default=default_dtype,
+                            show_default=True, help=dtype_help)(func)
+        func = click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")(func)
+        return click.option("--seq-len", type=int, required=True, help=seq_help)(func)
+    return decorate
+
+
 def resolve_config(preset: str | None, arch: str | None, **flags: Any):
     """A ModelConfig from a preset and/or flags. Torch-free."""
     from quizforge.reference.config import ModelConfig
@@ -184,10 +194,8 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
 
 @calc.command("kv-cache", short_help="KV-cache bytes, and what MQA or GQA saves.")
 @model_options
-@click.option("--seq-len", type=int, required=True, help="Cached positions per sequence.")
-@click.option("--batch", type=int, default=1, show_default=True, help="Sequences decoded at once.")
-@click.option("--dtype", type=click.Choice(DTYPE_CHOICES), default="fp16", show_default=True,
-              help="Storage type of the cached keys and values.")
+@memory_options(default_dtype="fp16", seq_help="Cached positions per sequence.",
+                dtype_help="Storage type of the cached keys and values.")
 def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags) -> None:
     """KV-cache size for a batch and context, and what MQA/GQA saves.
 
@@ -207,10 +215,8 @@ def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags)
 
 @calc.command("attention-memory", short_help="Entries and bytes of the n×n attention-score matrices.")
 @model_options
-@click.option("--seq-len", type=int, required=True, help="Tokens per sequence.")
-@click.option("--batch", type=int, default=1, show_default=True, help="Sequences per batch.")
-@click.option("--dtype", type=click.Choice(DTYPE_CHOICES), default="fp32", show_default=True,
-              help="Type of the attention weights.")
+@memory_options(default_dtype="fp32", seq_help="Tokens per sequence.",
+                dtype_help="Type of the attention weights.")
 def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, **flags) -> None:
     """Entries and bytes of the n × n attention-score matrices (the O(n²) in attention).
 

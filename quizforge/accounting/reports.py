@@ -14,7 +14,7 @@ from quizforge.accounting import formulas, measure
 from quizforge.errors import InputError
 from quizforge.reference.config import ModelConfig
 
-DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
+DTYPE_BYTES = {name: dtype.itemsize for name, dtype in measure.DTYPES.items()}
 
 
 class AccountingMismatch(AssertionError):
@@ -116,16 +116,13 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
     if tgt is not None:
         extras["tgt_len"] = tgt
     return Report("Forward FLOPs", "forward", cfg, forward, formulas.format_expr(closed.total_expr),
-                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed), extras, device)
+                  formulas.format_substituted(closed.total_expr, closed.values), _components(closed),
+                  extras, device)
 
 
 def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp16",
                     device: str = "meta") -> Report:
-    """Sizes are read on meta whatever the device; the device is still checked, for a clear error."""
-    measure.resolve_device(device)
-    _positive(seq_len=seq_len, batch=batch)
-    if dtype not in DTYPE_BYTES:
-        raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
+    _check_memory_query(seq_len, batch, dtype, device)
     measured = measure.measure_kv_cache_bytes(cfg, batch, seq_len, dtype)
     expr = formulas.kv_cache_bytes_expr(cfg)
     values = formulas.symbol_values(cfg) | {
@@ -149,16 +146,14 @@ def kv_cache_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str =
         "seq_len": seq_len,
     }
     shown = formulas.format_expr(expr), formulas.format_substituted(expr, values)
-    return Report("KV cache", "bytes", cfg, measured, *shown, [Component("keys and values", measured, *shown)], extras)
+    return Report("KV cache", "bytes", cfg, measured, *shown,
+                  [Component("keys and values", measured, *shown)], extras)
 
 
 def attention_scores_report(cfg: ModelConfig, seq_len: int, batch: int = 1, dtype: str = "fp32",
                             device: str = "meta") -> Report:
     """Entries and bytes of the n×n attention-weight matrices one forward pass materialises (read on meta)."""
-    measure.resolve_device(device)
-    _positive(seq_len=seq_len, batch=batch)
-    if dtype not in DTYPE_BYTES:
-        raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
+    _check_memory_query(seq_len, batch, dtype, device)
     measured = measure.measure_attention_scores(cfg, batch, seq_len)
     exprs = formulas.attention_score_entries_expr(cfg)
     values = formulas.symbol_values(cfg) | {formulas.B: batch, formulas.n: seq_len}
@@ -181,6 +176,14 @@ def _attention_kind(cfg: ModelConfig) -> str:
     if cfg.n_kv_heads == 1:
         return "MQA"
     return f"GQA ({cfg.n_heads // cfg.n_kv_heads} query heads per KV head)"
+
+
+def _check_memory_query(seq_len: int, batch: int, dtype: str, device: str) -> None:
+    """Sizes are read on meta whatever the device; the device is still checked, for a clear error."""
+    measure.resolve_device(device)
+    _positive(seq_len=seq_len, batch=batch)
+    if dtype not in DTYPE_BYTES:
+        raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
 
 
 def _positive(**values: int) -> None:
