@@ -19,7 +19,6 @@ def build(cfg: ModelConfig, device: torch.device | str = "cpu", dtype: torch.dty
     """The model or component for cfg.arch. On 'meta' nothing is allocated, so gpt3-175b is cheap."""
     with torch.device(device):
         module = _construct(cfg)
-    module = module.to(device)  # buffers deliberately computed on the CPU follow the parameters
     if dtype is not None:
         module = module.to(dtype)
     return module
