@@ -1,33 +1,18 @@
-"""The `quiz` command: parses arguments and renders. The work lives in library modules.
-
-Nothing heavy is imported at module level: `quiz --help` must not pay for torch
-or sympy, so each command imports what it needs when it runs.
-"""
+"""`quiz calc`: calculators whose answers come from the reference transformer."""
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import click
 
-from quizforge import __version__
+from quizforge.cli import cli, emit_json
 from quizforge.errors import InputError
 
 ARCH_CHOICES = ("mha", "ffn", "layernorm", "rmsnorm", "encoder-layer", "decoder-layer",
                 "encoder-decoder", "bert", "gpt", "llama")
 DEVICE_CHOICES = ("cpu", "cuda", "meta")
 DTYPE_CHOICES = ("fp32", "fp16", "bf16", "int8")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="quizforge")
-def cli() -> None:
-    """quizforge: practise transformers and attention for GATE DA and ML interviews.
-
-    Every answer is computed by a reference transformer, never typed in.
-    """
 
 
 @cli.group()
@@ -118,14 +103,10 @@ def _required_flags(arch: str) -> list[str]:
     return needed
 
 
-def _emit_json(payload: dict[str, Any]) -> None:
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-
-
 def _show(report, as_json: bool, view: str) -> None:
     """One JSON object, or the report's rich view."""
     if as_json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
         return
     from quizforge import render
 
@@ -141,7 +122,7 @@ def calc_presets(as_json: bool) -> None:
     from quizforge.reference.presets import PRESETS
 
     if as_json:
-        _emit_json({name: cfg.describe() | {"source": cfg.source} for name, cfg in PRESETS.items()})
+        emit_json({name: cfg.describe() | {"source": cfg.source} for name, cfg in PRESETS.items()})
         return
     from quizforge import render
 
@@ -253,7 +234,7 @@ def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
 
     steps = attention_steps(q, k, v, causal=causal)
     if as_json:
-        _emit_json(steps.to_json())
+        emit_json(steps.to_json())
         return
     from quizforge import render
     from quizforge.handcalc_render import render_attention
@@ -278,7 +259,7 @@ def calc_pe(pos, d_model, as_json) -> None:
 
     pe = pe_vector(pos, d_model)
     if as_json:
-        _emit_json(pe.to_json())
+        emit_json(pe.to_json())
         return
     from quizforge import render
     from quizforge.handcalc_render import render_pe
@@ -286,23 +267,3 @@ def calc_pe(pos, d_model, as_json) -> None:
     render.console().print(render_pe(pe))
 
 
-# --- entry point -----------------------------------------------------------
-
-def main(argv: list[str] | None = None) -> None:
-    """Run `quiz`; every user error becomes one line on stderr and exit status 2."""
-    try:
-        code = cli.main(args=argv, prog_name="quiz", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.Abort:
-        click.echo("Aborted.", err=True)
-        code = 1
-    except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
-        code = exc.exit_code
-    except InputError as exc:
-        click.echo(f"error: {exc}", err=True)
-        code = 2
-    except KeyboardInterrupt:
-        code = 130
-    sys.exit(code or 0)

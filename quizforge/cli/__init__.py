@@ -1,0 +1,56 @@
+"""The `quiz` command: parses arguments and renders. The work lives in library modules.
+
+Nothing heavy is imported at module level: `quiz --help` must not pay for torch
+or sympy, so each command imports what it needs when it runs. Each command group
+lives in its own module here and registers itself on `cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from quizforge import __version__
+from quizforge.errors import InputError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="quizforge")
+def cli() -> None:
+    """quizforge: practise transformers and attention for GATE DA and ML interviews.
+
+    Every answer is computed by a reference transformer, never typed in.
+    """
+
+
+def emit_json(payload: Any) -> None:
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+# --- entry point -----------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> None:
+    """Run `quiz`; every user error becomes one line on stderr and exit status 2."""
+    try:
+        code = cli.main(args=argv, prog_name="quiz", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        code = 1
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        code = 2
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code or 0)
+
+
+# Register the command groups (each module imports only click at load time).
+from quizforge.cli import calc as _calc  # noqa: E402,F401
