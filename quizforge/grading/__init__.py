@@ -1,0 +1,1 @@
+"""Grading of coding challenges: a trusted judge and an untrusted, sandboxed worker."""
