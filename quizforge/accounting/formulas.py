@@ -8,6 +8,7 @@ FLOPs count matrix products only, 2 per multiply-add, as FlopCounterMode does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
@@ -39,8 +40,7 @@ class ClosedForm:
         return sp.Add(*self.components.values())
 
     def evaluate(self, expr: sp.Expr) -> int:
-        result = sp.Integer(expr.subs(self.values)) if expr != 0 else sp.Integer(0)
-        return int(result)
+        return evaluate(expr, self.values)
 
     def numbers(self) -> dict[str, int]:
         return {name: self.evaluate(expr) for name, expr in self.components.items()}
@@ -50,20 +50,52 @@ class ClosedForm:
         return self.evaluate(self.total_expr)
 
 
+def evaluate(expr: sp.Expr, values: dict[sp.Symbol, int]) -> int:
+    """The exact integer value of a closed form (xreplace: much faster than subs)."""
+    return int(sp.sympify(expr).xreplace({k: sp.Integer(v) for k, v in values.items()}))
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What a closed form's shape depends on: everything in a config except its sizes.
+
+    Questions draw thousands of configs of a few structures, so the sympy work is
+    done once per structure and each question only substitutes its numbers.
+    """
+
+    arch: str
+    bias: bool
+    activation: str
+    norm: str
+    tied: bool
+    positional: str
+    norm_first: bool
+    pooler: bool
+    kv_is_h: bool          # n_kv_heads == n_heads: write h for h_kv
+    split_heads: bool      # d_head·h == d_model: write d_model/h for d_head
+    equal_stacks: bool     # encoder and decoder stacks equally deep: write L
+
+    @classmethod
+    def of(cls, cfg: ModelConfig) -> "Structure":
+        return cls(cfg.arch, cfg.bias, cfg.activation, cfg.norm, cfg.tied, cfg.positional,
+                   cfg.norm_first, cfg.pooler, cfg.n_kv_heads == cfg.n_heads,
+                   cfg.d_head * cfg.n_heads == cfg.d_model, cfg.encoder_layers == cfg.decoder_layers)
+
+
 def symbol_values(cfg: ModelConfig) -> dict[sp.Symbol, int]:
     return {d: cfg.d_model, h: cfg.n_heads, h_kv: cfg.n_kv_heads, d_head: cfg.d_head,
             d_ff: cfg.d_ff, L: cfg.n_layers, L_enc: cfg.encoder_layers, L_dec: cfg.decoder_layers,
             V: cfg.vocab_size, n_ctx: cfg.max_len, n_types: cfg.n_token_types}
 
 
-def _simplify_for(cfg: ModelConfig, expr: sp.Expr, keep_d_head: bool = False) -> sp.Expr:
+def _simplify_for(cfg: Structure, expr: sp.Expr, keep_d_head: bool = False) -> sp.Expr:
     """Write the textbook form: d_head = d_model/h and h_kv = h when they hold; L for equal stacks."""
     subs: dict[sp.Symbol, sp.Expr] = {}
-    if cfg.n_kv_heads == cfg.n_heads:
+    if cfg.kv_is_h:
         subs[h_kv] = h
-    if cfg.d_head * cfg.n_heads == cfg.d_model and not keep_d_head:
+    if cfg.split_heads and not keep_d_head:
         subs[d_head] = d / h
-    if cfg.encoder_layers == cfg.decoder_layers:
+    if cfg.equal_stacks:
         subs[L_enc] = L
         subs[L_dec] = L
     return sp.expand(expr.subs(subs)) if subs else sp.expand(expr)
@@ -71,24 +103,29 @@ def _simplify_for(cfg: ModelConfig, expr: sp.Expr, keep_d_head: bool = False) ->
 
 # --- parameters -------------------------------------------------------------
 
-def attention_params(cfg: ModelConfig) -> sp.Expr:
+def attention_params(cfg: Structure | ModelConfig) -> sp.Expr:
     """W_q, W_k, W_v, W_o weights, plus their biases when the model has them."""
     weights = d * h * d_head + 2 * d * h_kv * d_head + h * d_head * d
     biases = h * d_head + 2 * h_kv * d_head + d
     return weights + (biases if cfg.bias else 0)
 
 
-def ffn_params(cfg: ModelConfig) -> sp.Expr:
+def ffn_params(cfg: Structure | ModelConfig) -> sp.Expr:
     matrices = 3 if cfg.activation == "swiglu" else 2
     biases = ((matrices - 1) * d_ff + d) if cfg.bias else 0
     return matrices * d * d_ff + biases
 
 
-def norm_params(cfg: ModelConfig) -> sp.Expr:
+def norm_params(cfg: Structure | ModelConfig) -> sp.Expr:
     return d if cfg.norm == "rmsnorm" else 2 * d
 
 
 def param_closed_form(cfg: ModelConfig) -> ClosedForm:
+    return ClosedForm(dict(_param_components(Structure.of(cfg))), symbol_values(cfg))
+
+
+@lru_cache(maxsize=256)
+def _param_components(cfg: Structure) -> dict[str, sp.Expr]:
     A, F, N = attention_params(cfg), ffn_params(cfg), norm_params(cfg)
     final = 1 if cfg.norm_first else 0
     head = 0 if cfg.tied else V * d
@@ -114,13 +151,12 @@ def param_closed_form(cfg: ModelConfig) -> ClosedForm:
     else:  # gpt, llama
         parts = {"embeddings": V * d + positions, "attention": L * A, "ffn": L * F,
                  "norms": (2 * L + final) * N, "head": head}
-    return ClosedForm({k: _simplify_for(cfg, sp.sympify(v)) for k, v in parts.items()},
-                      symbol_values(cfg))
+    return {k: _simplify_for(cfg, sp.sympify(v)) for k, v in parts.items()}
 
 
 # --- FLOPs ------------------------------------------------------------------
 
-def _projection_flops(cfg: ModelConfig, q_tokens: sp.Expr, kv_tokens: sp.Expr) -> sp.Expr:
+def _projection_flops(cfg: Structure, q_tokens: sp.Expr, kv_tokens: sp.Expr) -> sp.Expr:
     """2·(tokens)·(in)·(out) for each of W_q, W_k, W_v, W_o."""
     return (2 * q_tokens * d * h * d_head + 2 * 2 * kv_tokens * d * h_kv * d_head
             + 2 * q_tokens * h * d_head * d)
@@ -131,7 +167,7 @@ def _score_flops(n_q: sp.Expr, n_k: sp.Expr) -> sp.Expr:
     return 2 * (2 * B * h * n_q * n_k * d_head)
 
 
-def _ffn_flops(cfg: ModelConfig, tokens: sp.Expr) -> sp.Expr:
+def _ffn_flops(cfg: Structure, tokens: sp.Expr) -> sp.Expr:
     matrices = 3 if cfg.activation == "swiglu" else 2
     return matrices * 2 * tokens * d * d_ff
 
@@ -139,11 +175,18 @@ def _ffn_flops(cfg: ModelConfig, tokens: sp.Expr) -> sp.Expr:
 def forward_flop_closed_form(cfg: ModelConfig, batch: int, seq_len: int,
                              tgt_len: int | None = None) -> ClosedForm:
     """Forward FLOPs per component. Encoder–decoder: seq_len source tokens, tgt_len target tokens."""
+    values = symbol_values(cfg) | {B: batch, n: seq_len, n_src: seq_len,
+                                    n_tgt: tgt_len if tgt_len is not None else seq_len}
+    return ClosedForm(dict(_flop_components(Structure.of(cfg), tgt_len in (None, seq_len))), values)
+
+
+@lru_cache(maxsize=256)
+def _flop_components(cfg: Structure, same_lengths: bool) -> dict[str, sp.Expr]:
     arch = cfg.arch
     tokens = B * n
     proj, scores, ffn, head, pooler = 0, 0, 0, 0, 0
     if arch == "encoder-decoder":
-        s, t = (n, n) if tgt_len in (None, seq_len) else (n_src, n_tgt)
+        s, t = (n, n) if same_lengths else (n_src, n_tgt)
         proj = L_enc * _projection_flops(cfg, B * s, B * s) + L_dec * (
             _projection_flops(cfg, B * t, B * t) + _projection_flops(cfg, B * t, B * s))
         scores = L_enc * _score_flops(s, s) + L_dec * (_score_flops(t, t) + _score_flops(t, s))
@@ -170,9 +213,7 @@ def forward_flop_closed_form(cfg: ModelConfig, batch: int, seq_len: int,
             head = 2 * tokens * d * V
     parts = {"attention_proj": proj, "attention_scores": scores, "ffn": ffn, "head": head,
              "pooler": pooler}
-    values = symbol_values(cfg) | {B: batch, n: seq_len, n_src: seq_len,
-                                    n_tgt: tgt_len if tgt_len is not None else seq_len}
-    return ClosedForm({k: _simplify_for(cfg, sp.sympify(v)) for k, v in parts.items()}, values)
+    return {k: _simplify_for(cfg, sp.sympify(v)) for k, v in parts.items()}
 
 
 def training_flops_expr(forward: sp.Expr) -> sp.Expr:
@@ -189,15 +230,25 @@ def six_nd_expr(n_params: sp.Expr, tokens: sp.Expr) -> sp.Expr:
 
 def kv_cache_bytes_expr(cfg: ModelConfig) -> sp.Expr:
     """K and V, for every cached layer, batch element, position and KV head."""
+    return _kv_cache_bytes(Structure.of(cfg))
+
+
+@lru_cache(maxsize=64)
+def _kv_cache_bytes(cfg: Structure) -> sp.Expr:
     layers = L_dec if cfg.arch == "encoder-decoder" else (1 if cfg.arch == "decoder-layer" else L)
     return _simplify_for(cfg, 2 * layers * B * n * h_kv * d_head * bytes_per, keep_d_head=True)
 
 
 def attention_score_entries_expr(cfg: ModelConfig, tgt_len: int | None = None) -> dict[str, sp.Expr]:
     """Entries of the n_q × n_k weight matrices, per layer and summed over every attention module."""
+    return dict(_attention_score_entries(Structure.of(cfg), tgt_len is None))
+
+
+@lru_cache(maxsize=64)
+def _attention_score_entries(cfg: Structure, same_lengths: bool) -> dict[str, sp.Expr]:
     per_layer = B * h * n * n
     if cfg.arch == "encoder-decoder":
-        s, t = (n, n) if tgt_len in (None,) else (n_src, n_tgt)
+        s, t = (n, n) if same_lengths else (n_src, n_tgt)
         total = L_enc * B * h * s * s + L_dec * (B * h * t * t + B * h * t * s)
     elif cfg.arch == "decoder-layer":
         total = 2 * per_layer
