@@ -1,0 +1,111 @@
+"""What a question is, once its template has been applied to a seed: plain, frozen data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+KINDS = ("MCQ", "MSQ", "NAT")
+LETTERS = "abcd"
+
+Number = int | Fraction | float
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The unit a NAT answer is asked in: `scale` base units (bytes, FLOPs, …) per one of it."""
+
+    name: str          # "GiB", "million", "days"
+    family: str        # unit family the answer parser accepts: "bytes", "count", "flops" or "none"
+    scale: Number = 1
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A named wrong formula: it makes MCQ distractors and diagnoses NAT answers."""
+
+    tag: str           # stable id for statistics, e.g. "no-bias"
+    label: str         # short name, e.g. "forgot the biases"
+    feedback: str      # what the learner is told, e.g. "that is the count without the bias terms"
+    value: Any = None  # what the wrong formula gives for this question
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A claim for conceptual MCQ/MSQ options, with why it is true or false."""
+
+    text: str
+    true: bool
+    why: str = ""
+    tag: str = ""      # misconception tag when picking this false statement reveals one
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a worked solution. `md` is Markdown with $…$ LaTeX; `text` overrides the
+    terminal rendering when the automatic translation would read badly (sympy's Unicode)."""
+
+    title: str
+    md: str = ""
+    text: str | None = None
+    matrix: tuple[tuple[str, ...], ...] | None = None
+    row_labels: tuple[str, ...] = ()
+    col_labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Option:
+    md: str                                    # option text, Markdown with $…$
+    correct: bool
+    value: Any = None                          # numeric options keep their value
+    misconception: Misconception | None = None
+    why: str = ""                              # conceptual options: the reason
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    template: str
+    topic: str
+    kind: str                                  # MCQ | MSQ | NAT
+    marks: int
+    difficulty: int
+    title: str
+    prompt: str                                # Markdown with $…$
+    options: tuple[Option, ...] = ()
+    answer: Any = None                         # NAT: exact value in `unit`; MCQ/MSQ: see `correct`
+    answer_md: str = ""                        # the key as it is shown
+    decimals: int | None = None                # NAT: required decimal places (GATE range)
+    rel_tol: float | None = None               # NAT without decimals: relative tolerance (None = exact)
+    unit: Unit | None = None
+    misconceptions: tuple[Misconception, ...] = ()
+    solution: tuple[Step, ...] = ()
+    hints: tuple[str, ...] = ()                # concept, then formula, then numbers
+    formatter: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def correct(self) -> frozenset[int]:
+        """0-based indices of the correct options (MCQ/MSQ)."""
+        return frozenset(i for i, o in enumerate(self.options) if o.correct)
+
+    @property
+    def correct_letters(self) -> str:
+        return ",".join(LETTERS[i] for i in sorted(self.correct))
+
+    def instruction(self) -> str:
+        """What GATE would print under the question: how to answer."""
+        if self.kind == "MCQ":
+            return "Choose ONE option (a–d)."
+        if self.kind == "MSQ":
+            return "Choose ONE OR MORE options (e.g. a,c); all and only the correct ones score."
+        parts = ["Enter a number"]
+        if self.unit is not None:
+            parts.append(f"in {self.unit.name}")
+        if self.decimals is not None:
+            parts.append(f"rounded to {self.decimals} decimal place{'s' if self.decimals != 1 else ''}")
+        elif self.rel_tol:
+            parts.append(f"(within {self.rel_tol:.1%})")
+        else:
+            parts.append("(exact)")
+        return " ".join(parts) + "."

@@ -1,0 +1,74 @@
+"""Building blocks for worked solutions and option text, shared by the templates."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Sequence
+
+from quizforge.bank.question import Step
+
+
+def integer(x: Any) -> str:
+    """1050624 -> '1,050,624'."""
+    return f"{int(x):,}"
+
+
+def decimal(places: int):
+    """A formatter that rounds to a fixed number of decimal places."""
+    def fmt(x: Any) -> str:
+        return f"{float(x):,.{places}f}"
+    return fmt
+
+
+def scientific(x: Any, digits: int = 3) -> str:
+    """3.15e+23 -> '3.15 × 10^23' (Markdown math)."""
+    x = float(x)
+    exponent = math.floor(math.log10(abs(x))) if x else 0
+    mantissa = x / 10**exponent
+    return f"${mantissa:.{digits - 1}f} \\times 10^{{{exponent}}}$"
+
+
+def shape(dims: Sequence[Any]) -> str:
+    return "$(" + ", ".join(str(d) for d in dims) + ")$"
+
+
+def fraction_md(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"\\frac{{{x.numerator}}}{{{x.denominator}}}"
+
+
+@lru_cache(maxsize=1024)
+def _renderings(expr) -> tuple[str, str, str, str, tuple]:
+    """LaTeX and Unicode of a closed form, symbolic and with a placeholder per symbol.
+
+    sympy's printers cost milliseconds; a template's expressions repeat across seeds,
+    so each is printed once and later questions only substitute their numbers.
+    """
+    import sympy as sp
+
+    from quizforge.accounting.formulas import format_expr, format_substituted
+
+    symbols = sorted(expr.free_symbols, key=lambda sym: sym.name)
+    marks = {sym: f"\u27e8{i}\u27e9" for i, sym in enumerate(symbols)}
+    return (sp.latex(expr, mul_symbol="dot"), sp.latex(expr, mul_symbol="dot", symbol_names=marks),
+            format_expr(expr), format_substituted(expr, marks), tuple(marks.items()))
+
+
+def closed_form(title: str, expr, values: dict, result: Any, *, unit: str = "", lhs: str = "") -> Step:
+    """The formula, then the numbers substituted, then the value: from one sympy expression."""
+    latex, latex_marked, text, text_marked, marks = _renderings(expr)
+    for sym, mark in marks:
+        latex_marked = latex_marked.replace(mark, str(values[sym]))
+        text_marked = text_marked.replace(mark, str(values[sym]))
+    shown = result if isinstance(result, str) else f"{result:,}"
+    left = f"{lhs} = " if lhs else ""
+    tail = f" {unit}" if unit else ""
+    md = f"$${left}{latex} = {latex_marked} = {shown.replace(',', '{,}')}{tail}$$"
+    return Step(title, md, f"{left}{text}\n  = {text_marked}\n  = {shown}{tail}")
+
+
+def matrix(title: str, rows: Sequence[Sequence[Any]], fmt=str, *, row_labels: Sequence[str] = (),
+           col_labels: Sequence[str] = (), md: str = "") -> Step:
+    return Step(title, md, None, tuple(tuple(fmt(x) for x in row) for row in rows),
+                tuple(row_labels), tuple(col_labels))

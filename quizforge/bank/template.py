@@ -1,0 +1,171 @@
+"""Templates: a seeded sampler and solver that a seed turns into a `Question`.
+
+A template function receives its question's `SeedChain` and returns a `Draft`:
+the prompt, the computed answer, the named misconceptions with the values their
+wrong formulas give, and the worked solution. `Template.question(seed)` then does
+what every template shares: MCQ options from the key and the misconceptions
+(distinct beyond the grading tolerance), option order from its own stream, and
+the question ID.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from quizforge.bank.question import KINDS, Misconception, Option, Question, Statement, Step, Unit
+from quizforge.bank.seeds import SeedChain, Stream, question_chain
+from quizforge.errors import InputError
+
+TOPICS = {
+    "dims": "Dimensions and shapes",
+    "params": "Parameter counts",
+    "flops": "FLOPs and compute",
+    "memory": "Memory and the KV cache",
+    "attention": "Attention by hand",
+    "softmax": "Softmax and scaling",
+    "positional": "Positional encoding",
+    "concepts": "Complexity and concepts",
+}
+
+N_OPTIONS = 4
+_ID = re.compile(r"[a-z]+\.[a-z0-9_]+")
+
+
+@dataclass
+class Draft:
+    """What a template computes for one seed."""
+
+    prompt: str
+    answer: Any = None                                  # numeric key, or the correct MCQ text
+    misconceptions: list[Misconception] = field(default_factory=list)
+    solution: list[Step] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    decimals: int | None = None
+    rel_tol: float | None = None
+    unit: Unit | None = None
+    fmt: Callable[[Any], str] = str                     # how numbers appear in options and the key
+    statements: list[Statement] = field(default_factory=list)  # conceptual MCQ/MSQ pools
+    fallback: Callable[[Stream], Any] | None = None     # extra plausible distractors when short
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    topic: str
+    kind: str
+    marks: int
+    difficulty: int
+    title: str
+    generate: Callable[[SeedChain], Draft] = field(compare=False, repr=False)
+    light: bool = False       # generates without torch or sympy (fast first prompts)
+
+    def question(self, seed: int) -> Question:
+        if not 0 <= seed <= 0xFFFF:
+            raise InputError(f"seed {seed} is out of range (0..65535)")
+        chain = question_chain(self.id, seed)
+        draft = self.generate(chain)
+        qid = f"{self.id}-{seed:04x}"
+        if self.kind == "NAT":
+            options: tuple[Option, ...] = ()
+        elif draft.statements:
+            options = _statement_options(self.kind, draft.statements, chain)
+        else:
+            options = _numeric_options(draft, chain)
+        answer_md = _answer_md(self.kind, draft, options)
+        return Question(
+            id=qid, template=self.id, topic=self.topic, kind=self.kind, marks=self.marks,
+            difficulty=self.difficulty, title=self.title, prompt=draft.prompt, options=options,
+            answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
+            decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
+            misconceptions=tuple(draft.misconceptions), solution=tuple(draft.solution),
+            hints=tuple(draft.hints), formatter=draft.fmt,
+        )
+
+
+REGISTRY: dict[str, Template] = {}
+
+
+def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False):
+    """Register a template function under a stable id (never rename one: IDs are in answer keys)."""
+    if not _ID.fullmatch(id) or id.split(".")[0] != topic:
+        raise ValueError(f"template id {id!r} must be '<topic>.<name>'")
+    if topic not in TOPICS or kind not in KINDS or marks not in (1, 2) or difficulty not in (1, 2, 3):
+        raise ValueError(f"bad metadata for template {id!r}")
+
+    def register(func: Callable[[SeedChain], Draft]) -> Callable[[SeedChain], Draft]:
+        if id in REGISTRY:
+            raise ValueError(f"template {id!r} registered twice")
+        REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light)
+        return func
+
+    return register
+
+
+# --- options -----------------------------------------------------------------
+
+def _too_close(draft: Draft, a: Any, b: Any) -> bool:
+    from quizforge.bank.grading import values_match
+
+    if draft.fmt(a) == draft.fmt(b):
+        return True
+    return values_match(a, b, decimals=draft.decimals, rel_tol=draft.rel_tol)
+
+
+def _numeric_options(draft: Draft, chain: SeedChain) -> tuple[Option, ...]:
+    """The key plus three distractors: named misconceptions first, then the fallback's values."""
+    chosen: list[Option] = [Option(draft.fmt(draft.answer), True, draft.answer)]
+
+    def admit(value: Any, misconception: Misconception | None) -> None:
+        if len(chosen) == N_OPTIONS or value is None or not _plausible(value):
+            return
+        if any(_too_close(draft, value, o.value) for o in chosen):
+            return
+        chosen.append(Option(draft.fmt(value), False, value, misconception))
+
+    for m in draft.misconceptions:
+        admit(m.value, m)
+    if len(chosen) < N_OPTIONS and draft.fallback is not None:
+        stream = chain.stream("fallback-distractors")
+        for _ in range(64):
+            admit(draft.fallback(stream), None)
+            if len(chosen) == N_OPTIONS:
+                break
+    if len(chosen) < N_OPTIONS:
+        raise RuntimeError(f"template could not find {N_OPTIONS - 1} distinct distractors")
+    return tuple(chain.stream("option-order").shuffled(chosen))
+
+
+def _plausible(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return x == x and abs(x) != float("inf") and x > 0
+
+
+def _statement_options(kind: str, statements: list[Statement], chain: SeedChain) -> tuple[Option, ...]:
+    """MCQ: one true and three false statements. MSQ: one to three true, the rest false."""
+    stream = chain.stream("statements")
+    true = stream.shuffled([s for s in statements if s.true])
+    false = stream.shuffled([s for s in statements if not s.true])
+    n_true = 1 if kind == "MCQ" else stream.integer(1, min(3, len(true)))
+    picked = true[:n_true] + false[: N_OPTIONS - n_true]
+    if len(picked) < N_OPTIONS:
+        raise RuntimeError("not enough statements for four options")
+    options = [Option(s.text, s.true, why=s.why,
+                      misconception=Misconception(s.tag, s.tag, s.why) if s.tag and not s.true else None)
+               for s in picked]
+    return tuple(chain.stream("option-order").shuffled(options))
+
+
+def _answer_md(kind: str, draft: Draft, options: tuple[Option, ...]) -> str:
+    from quizforge.bank.question import LETTERS
+
+    if kind == "NAT":
+        unit = f" {draft.unit.name}" if draft.unit is not None and draft.unit.name else ""
+        return f"{draft.fmt(draft.answer)}{unit}"
+    return ", ".join(f"({LETTERS[i]}) {o.md}" for i, o in enumerate(options) if o.correct)
