@@ -15,6 +15,11 @@ def integer(x: Any) -> str:
     return f"{int(x):,}"
 
 
+def tex_int(x: Any) -> str:
+    """An integer with thousands separators that LaTeX does not space out: 1{,}050{,}624."""
+    return f"{int(x):,}".replace(",", "{,}")
+
+
 def decimal(places: int):
     """A formatter that rounds to a fixed number of decimal places."""
     def fmt(x: Any) -> str:
@@ -22,12 +27,19 @@ def decimal(places: int):
     return fmt
 
 
-def scientific(x: Any, digits: int = 3) -> str:
-    """3.15e+23 -> '3.15 × 10^23' (Markdown math)."""
+def sci(x: Any, digits: int = 3) -> str:
+    """LaTeX for x in scientific notation: 3.15 \\times 10^{23} (integers below 10^6 stay as they are)."""
     x = float(x)
+    if x.is_integer() and abs(x) < 1e6:
+        return f"{int(x):,}".replace(",", "{,}")
     exponent = math.floor(math.log10(abs(x))) if x else 0
-    mantissa = x / 10**exponent
-    return f"${mantissa:.{digits - 1}f} \\times 10^{{{exponent}}}$"
+    mantissa = f"{x / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
+    return f"{mantissa} \\times 10^{{{exponent}}}"
+
+
+def scientific(x: Any, digits: int = 3) -> str:
+    """3.15e+23 -> '$3.15 \\times 10^{23}$' (Markdown math)."""
+    return f"${sci(x, digits)}$"
 
 
 def shape(dims: Sequence[Any]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import closed_form, decimal, integer
+from quizforge.bank.steps import tex_int, closed_form, decimal, integer
 from quizforge.bank.template import Draft, template
 
 D_MODELS = (128, 256, 384, 512, 640, 768, 1024, 1280, 1536, 2048)
@@ -171,7 +171,7 @@ def norms(chain: SeedChain) -> Draft:
                 f"How many trainable parameters do all the {norm}s have together?"),
         answer=count, misconceptions=wrong, fmt=integer,
         solution=[Step(f"One {norm}", f"$\\gamma$" + ("" if rms else " and $\\beta$") + f": ${per}$ parameters."),
-                  Step("All of them", f"$$(2L + 1) \\cdot {per} = ({2 * layers} + 1) \\cdot {per} = {count:,}$$")],
+                  Step("All of them", f"$$(2L + 1) \\cdot {per} = ({2 * layers} + 1) \\cdot {per} = {tex_int(count)}$$")],
         hints=[f"{norm} learns " + ("a gain only." if rms else "a gain and a bias."), "$(2L+1) \\times$ per-norm count",
                f"$L = {layers}$"],
     )
@@ -258,17 +258,17 @@ def embeddings(chain: SeedChain) -> Draft:
         Misconception("head-bias", "added a head bias", "the output head here has no bias", total + V),
     ]
     return Draft(
-        prompt=(f"A decoder-only language model has a vocabulary of $V = {V:,}$ tokens, $d_{{model}} = {d}$ and {pos_text}. "
+        prompt=(f"A decoder-only language model has a vocabulary of $V = {tex_int(V)}$ tokens, $d_{{model}} = {d}$ and {pos_text}. "
                 + ("Its output projection is tied to the token embedding matrix. " if tied else
                    "Its output projection (no bias) is a separate, untied matrix. ")
                 + "How many parameters do the embeddings and the output projection hold together?"),
         answer=total, misconceptions=[m for m in wrong if m is not None], fmt=integer,
-        solution=[Step("Token embeddings", f"$V \\cdot d_{{model}} = {V:,} \\cdot {d} = {V * d:,}$"),
-                  Step("Output head", "tied: no new parameters" if tied else f"untied: another ${V * d:,}$"),
-                  Step("Positions", f"$n_{{ctx}} \\cdot d_{{model}} = {positions:,}$" if n_ctx else "RoPE has no parameters."),
-                  Step("Total", f"$${total:,}$$")],
+        solution=[Step("Token embeddings", f"$V \\cdot d_{{model}} = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
+                  Step("Output head", "tied: no new parameters" if tied else f"untied: another ${tex_int(V * d)}$"),
+                  Step("Positions", f"$n_{{ctx}} \\cdot d_{{model}} = {tex_int(positions)}$" if n_ctx else "RoPE has no parameters."),
+                  Step("Total", f"$${tex_int(total)}$$")],
         hints=["Tying shares one matrix between input and output.", "$V d_{model}$ (×2 if untied) $+ n_{ctx} d_{model}$",
-               f"$V = {V:,}$, $d_{{model}} = {d}$"],
+               f"$V = {tex_int(V)}$, $d_{{model}} = {d}$"],
     )
 
 
@@ -304,7 +304,7 @@ def whole_model(chain: SeedChain) -> Draft:
         answer=total, misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
         fallback=lambda st: total * st.choice((0.5, 0.7, 1.4, 2.0, 3.0)),
         solution=[_formula_step("Count", layer_cfg, "N"),
-                  Step("In millions", f"$${total:,} \\approx {total / 1e6:,.1f}\\,\\mathrm{{M}}$$")],
+                  Step("In millions", f"$${tex_int(total)} \\approx {total / 1e6:,.1f}\\,\\mathrm{{M}}$$")],
         hints=["Per layer ≈ $12 d^2$; then add the embeddings.", "$L(12d^2 + \\ldots) + V d + n_{ctx} d$",
                f"$L = {cfg.n_layers}$, $d = {cfg.d_model}$"],
     )
@@ -335,14 +335,14 @@ def gpt3_table(chain: SeedChain) -> Draft:
     ]
     return Draft(
         prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {d}$, "
-                f"$n_{{heads}} = {cfg.n_heads}$, $d_{{ff}} = 4 d_{{model}}$, a vocabulary of $V = {cfg.vocab_size:,}$ and a context of "
+                f"$n_{{heads}} = {cfg.n_heads}$, $d_{{ff}} = 4 d_{{model}}$, a vocabulary of $V = {tex_int(cfg.vocab_size)}$ and a context of "
                 f"$n_{{ctx}} = {cfg.max_len}$ (learned positions, tied output head, biases and LayerNorms as in GPT-2). "
                 "Count its parameters exactly and give the total in billions."),
         answer=round(billions, 2), decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
         unit=None,
-        solution=[Step("Rule of thumb", f"$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {approx:,}$"),
+        solution=[Step("Rule of thumb", f"$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {tex_int(approx)}$"),
                   _formula_step("Exact count", cfg, "N"),
-                  Step("In billions", f"$${total:,} \\approx {billions:.2f} \\times 10^9$$")],
+                  Step("In billions", f"$${tex_int(total)} \\approx {billions:.2f} \\times 10^9$$")],
         hints=["Each layer has ≈ 12·d² weights: 4d² attention + 8d² FFN.", "$12 L d^2 + 13 L d + (V + n_{ctx}) d + 2d$",
                f"$L = {L}$, $d = {d}$"],
     )
