@@ -1,4 +1,8 @@
-"""Grading one answer to one question: parse, compare, diagnose, score the GATE way."""
+"""Grading one answer to one question: parse, compare, diagnose, score the GATE way.
+
+All parsing goes through `quizforge.answers` (a restricted grammar, never eval);
+unreadable text raises `AnswerError` and, in a session, is not an attempt.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,112 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from quizforge.bank.question import Misconception, Question
+from quizforge import answers
+from quizforge.bank.question import LETTERS, Misconception, Question
+
+
+def numeric_key(question: Question) -> answers.NumericKey:
+    """The NAT key: a GATE range when decimal places are stated, else exact or relative."""
+    unit = question.unit
+    family = unit.family if unit is not None and unit.family != "none" else None
+    scale = Fraction(unit.scale) if unit is not None else Fraction(1)
+    if question.decimals is not None:
+        return answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
+    if question.rel_tol:
+        return answers.within_rel(question.answer, Fraction(question.rel_tol), unit=family, scale=scale)
+    return answers.exact(question.answer, unit=family, scale=scale)
+
+
+def _as_number(x: Any):
+    return x if isinstance(x, (int, float, Fraction)) else Fraction(x)
 
 
 def values_match(a: Any, b: Any, *, decimals: int | None = None, rel_tol: float | None = None) -> bool:
-    """Whether two values are indistinguishable under a question's tolerance."""
+    """Whether two values are indistinguishable under a question's tolerance (for options)."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     if decimals is not None:
-        return abs(Fraction(a) - Fraction(b)) <= Fraction(1, 10**decimals)
+        return answers.nat_range(_as_number(b), decimals).accepts(_as_number(a))
     if rel_tol:
-        return abs(float(a) - float(b)) <= rel_tol * max(abs(float(a)), abs(float(b)))
-    return Fraction(a) == Fraction(b)
+        return answers.within_rel(_as_number(b), Fraction(rel_tol)).accepts(_as_number(a))
+    return answers.exact(_as_number(b)).accepts(_as_number(a))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    question_id: str
+    correct: bool
+    marks: float                  # GATE marks earned: +marks, 0, or −marks/3 for a wrong MCQ
+    max_marks: int
+    feedback: str
+    misconception: Misconception | None
+    given: str                    # the answer as it was read
+    answer: str                   # the key, as shown
+    accepted: str                 # what was accepted (a NAT range, or the letters)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.question_id, "correct": self.correct, "marks": self.marks, "max_marks": self.max_marks,
+            "feedback": self.feedback, "given": self.given, "answer": self.answer, "accepted": self.accepted,
+            "misconception": None if self.misconception is None else
+            {"tag": self.misconception.tag, "label": self.misconception.label},
+        }
+
+
+def grade(question: Question, text: str) -> Verdict:
+    """Grade `text` as an answer to `question`. Raises answers.AnswerError if unreadable."""
+    if question.kind == "NAT":
+        return _grade_numeric(question, text)
+    return _grade_choice(question, text)
+
+
+def _grade_numeric(question: Question, text: str) -> Verdict:
+    key = numeric_key(question)
+    alternatives = [(m.tag, m.value) for m in question.misconceptions if m.value is not None]
+    checked = answers.check_numeric(key, text, alternatives)
+    value = checked.value
+    given = answers.format_number(value if isinstance(value, Fraction) else float(value))
+    miss = next((m for m in question.misconceptions if m.tag == checked.matched), None)
+    if checked.correct:
+        feedback = "Correct."
+    elif miss is not None:
+        feedback = f"Not quite: {miss.feedback}."
+    else:
+        feedback = f"Incorrect: the answer is {answers.format_number(key.value, question.decimals)}."
+    return Verdict(question.id, checked.correct, answers.gate_score("NAT", question.marks, checked.correct),
+                   question.marks, feedback, miss, given, _plain_answer(question), key.range_text())
+
+
+def _grade_choice(question: Question, text: str) -> Verdict:
+    chosen = answers.parse_choice(text, len(question.options), multiple=question.kind == "MSQ")
+    correct = chosen == question.correct
+    given = ",".join(LETTERS[i] for i in sorted(chosen))
+    miss: Misconception | None = None
+    if correct:
+        feedback = "Correct."
+    elif question.kind == "MCQ":
+        (i,) = chosen
+        option = question.options[i]
+        miss = option.misconception
+        reason = (miss.feedback if miss is not None else option.why) or "that option is not the answer"
+        feedback = f"Not quite: ({LETTERS[i]}) — {reason}. The answer is ({question.correct_letters})."
+    else:
+        wrong = sorted(chosen - question.correct)
+        missed = sorted(question.correct - chosen)
+        parts = []
+        if wrong:
+            parts.append("wrongly chose " + ", ".join(f"({LETTERS[i]})" for i in wrong))
+        if missed:
+            parts.append("missed " + ", ".join(f"({LETTERS[i]})" for i in missed))
+        first = next((question.options[i] for i in wrong), None)
+        miss = first.misconception if first is not None else None
+        why = f" — {first.why}" if first is not None and first.why else ""
+        feedback = f"Not quite: you {' and '.join(parts)}{why}. The answer is {question.correct_letters}."
+    return Verdict(question.id, correct, answers.gate_score(question.kind, question.marks, correct), question.marks,
+                   feedback, miss, given, _plain_answer(question), question.correct_letters)
+
+
+def _plain_answer(question: Question) -> str:
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    return markdown_to_terminal(question.answer_md)

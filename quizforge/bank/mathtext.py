@@ -22,7 +22,8 @@ _SYMBOLS = {
     r"\mid": "|", r"\lfloor": "⌊", r"\rfloor": "⌋", r"\lceil": "⌈", r"\rceil": "⌉",
     r"\left": "", r"\right": "", r"\Rightarrow": "⇒", r"\implies": "⇒", r"\odot": "⊙",
 }
-_WRAPPERS = ("text", "mathrm", "operatorname", "mathbf", "mathit", "mathcal", "textrm", "boldsymbol")
+_WRAPPERS = ("text", "mathrm", "operatorname", "mathbf", "mathit", "mathcal", "textrm", "boldsymbol", "mathbb")
+_BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}
 
 
 def _group(s: str, i: int) -> tuple[str, int]:
@@ -73,7 +74,7 @@ def latex_to_unicode(s: str) -> str:
                 out.append(f"{wrap(num)}/{wrap(den)}")
             elif word in _WRAPPERS:
                 inner, i = _group(s, i)
-                out.append(latex_to_unicode(inner))
+                out.append(_BLACKBOARD.get(inner, inner) if word == "mathbb" else latex_to_unicode(inner))
             elif name in _SYMBOLS:
                 out.append(_SYMBOLS[name])
             else:

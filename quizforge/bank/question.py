@@ -82,6 +82,7 @@ class Question:
     misconceptions: tuple[Misconception, ...] = ()
     solution: tuple[Step, ...] = ()
     hints: tuple[str, ...] = ()                # concept, then formula, then numbers
+    exhibits: tuple[Step, ...] = ()            # matrices shown with the prompt
     formatter: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
 
     @property

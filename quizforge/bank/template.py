@@ -48,6 +48,7 @@ class Draft:
     fmt: Callable[[Any], str] = str                     # how numbers appear in options and the key
     statements: list[Statement] = field(default_factory=list)  # conceptual MCQ/MSQ pools
     fallback: Callable[[Stream], Any] | None = None     # extra plausible distractors when short
+    exhibits: list[Step] = field(default_factory=list)  # matrices and tables the prompt refers to
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class Template:
         qid = f"{self.id}-{seed:04x}"
         if self.kind == "NAT":
             options: tuple[Option, ...] = ()
+            # A wrong formula that happens to give the key cannot be told apart from it.
+            draft.misconceptions = [m for m in draft.misconceptions
+                                    if m.value is not None and _plausible(m.value) and not _too_close(draft, m.value, draft.answer)]
         elif draft.statements:
             options = _statement_options(self.kind, draft.statements, chain)
         else:
@@ -80,7 +84,7 @@ class Template:
             answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
             misconceptions=tuple(draft.misconceptions), solution=tuple(draft.solution),
-            hints=tuple(draft.hints), formatter=draft.fmt,
+            hints=tuple(draft.hints), formatter=draft.fmt, exhibits=tuple(draft.exhibits),
         )
 
 
@@ -144,7 +148,7 @@ def _plausible(value: Any) -> bool:
         x = float(value)
     except (TypeError, ValueError, OverflowError):
         return False
-    return x == x and abs(x) != float("inf") and x > 0
+    return x == x and abs(x) < 1e30
 
 
 def _statement_options(kind: str, statements: list[Statement], chain: SeedChain) -> tuple[Option, ...]:

@@ -1,0 +1,187 @@
+"""Attention by hand: small integer Q, K, V; an entry of QKᵀ/√d_k, a weight, or an output entry.
+
+The key and every intermediate matrix come from `quizforge.handcalc.attention_steps`,
+which runs the reference attention in float64; the misconceptions recompute the
+same numbers with the classic mistake built in.
+"""
+
+from __future__ import annotations
+
+import math
+
+from quizforge.bank.question import Misconception, Step
+from quizforge.bank.seeds import SeedChain
+from quizforge.bank.steps import decimal, matrix
+from quizforge.bank.template import Draft, template
+
+DECIMALS = 2
+
+
+def _ints(stream, rows: int, cols: int, low: int, high: int) -> list[list[int]]:
+    return [[stream.integer(low, high) for _ in range(cols)] for _ in range(rows)]
+
+
+def _problem(chain: SeedChain):
+    """Q, K, V and the reference's worked steps; every matrix has its own stream."""
+    from quizforge.handcalc import attention_steps
+
+    s = chain.stream("params")
+    n = s.integer(2, 4)
+    d_k = s.choice((2, 3, 4, 4))
+    d_v = s.integer(2, 3)
+    causal = s.chance(1, 2)
+    Q = _ints(chain.stream("Q"), n, d_k, -1, 2)
+    K = _ints(chain.stream("K"), n, d_k, -1, 2)
+    V = _ints(chain.stream("V"), n, d_v, 0, 4)
+    return s, Q, K, V, causal, attention_steps(Q, K, V, causal=causal)
+
+
+def _softmax_rows(scores: list[list[float]], hidden: list[list[bool]] | None = None) -> list[list[float]]:
+    out = []
+    for r, row in enumerate(scores):
+        live = [x for c, x in enumerate(row) if not (hidden and hidden[r][c])]
+        m = max(live)
+        e = [0.0 if hidden and hidden[r][c] else math.exp(x - m) for c, x in enumerate(row)]
+        total = sum(e)
+        out.append([x / total for x in e])
+    return out
+
+
+def _transpose(m):
+    return [list(col) for col in zip(*m)]
+
+
+def _matmul(a, b):
+    return [[sum(x * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
+
+
+def _variants(steps) -> dict[str, list[list[float]]]:
+    """Attention weights under each classic mistake."""
+    raw = [[float(x) for x in row] for row in steps.scores]
+    hidden = steps.masked if steps.causal else None
+    by_dk = [[x / steps.d_k for x in row] for row in raw]
+    column_wise = _transpose(_softmax_rows(_transpose(steps.scaled),
+                                           _transpose(hidden) if hidden else None)) if not steps.causal else None
+    out = {"no-sqrt-dk": _softmax_rows(raw, hidden), "divided-by-d_k": _softmax_rows(by_dk, hidden)}
+    if column_wise is not None:
+        out["softmax-wrong-axis"] = column_wise
+    if steps.causal:
+        out["ignored-mask"] = _softmax_rows(steps.scaled)
+    return out
+
+
+_FEEDBACK = {
+    "no-sqrt-dk": ("no √d_k", "that is the softmax of QKᵀ without dividing by √d_k"),
+    "divided-by-d_k": ("divided by d_k", "the scores are divided by √d_k, not by d_k"),
+    "softmax-wrong-axis": ("softmax over the wrong axis", "that normalizes each column (over the queries); softmax runs along each row, over the keys"),
+    "ignored-mask": ("ignored the causal mask", "that lets query i see later keys; the causal mask hides keys j > i"),
+    "scores-transposed": ("read Kᵀ the wrong way", "that is entry (j, i): row i of QKᵀ is query i against every key"),
+}
+
+
+def _mis(tag: str, value) -> Misconception:
+    label, feedback = _FEEDBACK[tag]
+    return Misconception(tag, label, feedback, value)
+
+
+def _exhibits(Q, K, V, causal: bool) -> list[Step]:
+    return [matrix("Q", Q, row_labels=[f"q{i + 1}" for i in range(len(Q))]),
+            matrix("K", K, row_labels=[f"k{i + 1}" for i in range(len(K))]),
+            matrix("V", V, row_labels=[f"v{i + 1}" for i in range(len(V))])]
+
+
+def _worked(steps, upto: str) -> list[Step]:
+    f = decimal(4)
+    n = steps.n_q
+    labels = [f"q{i + 1}" for i in range(n)], [f"k{j + 1}" for j in range(steps.n_k)]
+    out = [matrix("QKᵀ", steps.scores, str, row_labels=labels[0], col_labels=labels[1],
+                  md="Row $i$, column $j$ is $q_i \\cdot k_j$."),
+           matrix(f"QKᵀ · {steps.scale_text}", steps.scaled, f, row_labels=labels[0], col_labels=labels[1],
+                  md=f"Divide every score by $\\sqrt{{d_k}} = \\sqrt{{{steps.d_k}}}$.")]
+    if upto == "scaled":
+        return out
+    if steps.causal:
+        out.append(Step("Causal mask", "Query $i$ may attend only to keys $j \\le i$: the entries above the diagonal "
+                                       "get $-\\infty$ and so weight 0."))
+    out.append(matrix("Weights softmax(·)", steps.weights, f, row_labels=labels[0], col_labels=labels[1],
+                      md="Softmax along each row: $a_{ij} = e^{s_{ij} - m_i} / \\sum_{j'} e^{s_{ij'} - m_i}$, "
+                         "with $m_i$ the row maximum."))
+    if upto == "weights":
+        return out
+    out.append(matrix("Output A·V", steps.output, f, row_labels=labels[0],
+                      md="Each output row is the weighted average of the rows of $V$."))
+    return out
+
+
+def _intro(Q, causal: bool) -> str:
+    mask = (" A causal mask is applied: query $i$ may attend only to keys $j \\le i$." if causal
+            else " No mask is applied.")
+    return (f"Single-head scaled dot-product attention $\\operatorname{{softmax}}(QK^\\top/\\sqrt{{d_k}})\\,V$ is computed for "
+            f"the matrices below ($d_k = {len(Q[0])}$; row $i$ of $Q$ is query $i$, row $j$ of $K$ and $V$ is key/value $j$)."
+            + mask)
+
+
+@template("attention.score", topic="attention", kind="NAT", marks=1, difficulty=1, title="A scaled score by hand")
+def scaled_score(chain: SeedChain) -> Draft:
+    s, Q, K, V, causal, steps = _problem(chain)
+    i, j = s.integer(0, len(Q) - 1), s.integer(0, len(K) - 1)
+    while i != j and steps.scores[i][j] == steps.scores[j][i] and len(Q) > 1:
+        j = (j + 1) % len(K)
+    value = steps.scaled[i][j]
+    raw = float(steps.scores[i][j])
+    return Draft(
+        prompt=_intro(Q, False) .replace(" No mask is applied.", "") +
+        f" What is entry $({i + 1}, {j + 1})$ of the scaled scores $QK^\\top/\\sqrt{{d_k}}$? Give it to {DECIMALS} decimal places.",
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, False),
+        misconceptions=[_mis("no-sqrt-dk", raw), _mis("divided-by-d_k", raw / steps.d_k),
+                        _mis("scores-transposed", steps.scaled[j][i])],
+        solution=[Step("Dot product", f"$q_{{{i + 1}}} \\cdot k_{{{j + 1}}} = "
+                       + " + ".join(f"({a})({b})" for a, b in zip(Q[i], K[j])) + f" = {steps.scores[i][j]}$"),
+                  Step("Scale", f"$${steps.scores[i][j]} / \\sqrt{{{steps.d_k}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$"),
+                  *_worked(steps, "scaled")],
+        hints=["Row i of QKᵀ is query i dotted with every key.", "$s_{ij} = q_i \\cdot k_j / \\sqrt{d_k}$",
+               f"$d_k = {steps.d_k}$"],
+    )
+
+
+@template("attention.weight", topic="attention", kind="NAT", marks=2, difficulty=2, title="An attention weight by hand")
+def attention_weight(chain: SeedChain) -> Draft:
+    s, Q, K, V, causal, steps = _problem(chain)
+    i = s.integer(0, len(Q) - 1)
+    live = [j for j in range(len(K)) if not steps.masked[i][j]]
+    hidden = [j for j in range(len(K)) if steps.masked[i][j]]
+    j = s.choice(hidden) if hidden and s.chance(1, 5) else s.choice(live)
+    value = steps.weights[i][j]
+    variants = _variants(steps)
+    return Draft(
+        prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
+               f"Give it to {DECIMALS} decimal places.",
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, causal),
+        misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
+        solution=[*_worked(steps, "weights"),
+                  Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],
+        hints=["Scale, mask, then softmax along the row of query i.",
+               "$a_{ij} = e^{s_{ij}} / \\sum_{j'} e^{s_{ij'}}$", f"row {i + 1} of $QK^\\top/\\sqrt{{{steps.d_k}}}$"],
+    )
+
+
+@template("attention.output", topic="attention", kind="NAT", marks=2, difficulty=3, title="An attention output entry by hand")
+def attention_output(chain: SeedChain) -> Draft:
+    s, Q, K, V, causal, steps = _problem(chain)
+    i, c = s.integer(0, len(Q) - 1), s.integer(0, len(V[0]) - 1)
+    value = steps.output[i][c]
+    mis = []
+    for tag, w in _variants(steps).items():
+        mis.append(_mis(tag, sum(w[i][j] * V[j][c] for j in range(len(V)))))
+    mis.append(Misconception("unnormalized", "skipped the softmax's division",
+                             "that sums exp(score)·v without dividing by the row's sum of exponentials",
+                             sum(e * V[j][c] for j, e in enumerate(steps.exps[i]))))
+    return Draft(
+        prompt=_intro(Q, causal) + f" What is entry $({i + 1}, {c + 1})$ of the output (row {i + 1} is query {i + 1}'s output)? "
+               f"Give it to {DECIMALS} decimal places.",
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, causal),
+        misconceptions=mis,
+        solution=[*_worked(steps, "output"),
+                  Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],
+        hints=["The output is a weighted average of V's rows.", "$o_i = \\sum_j a_{ij} v_j$", f"query {i + 1}, column {c + 1} of $V$"],
+    )
