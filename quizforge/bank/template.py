@@ -49,6 +49,7 @@ class Draft:
     statements: list[Statement] = field(default_factory=list)  # conceptual MCQ/MSQ pools
     fallback: Callable[[Stream], Any] | None = None     # extra plausible distractors when short
     exhibits: list[Step] = field(default_factory=list)  # matrices and tables the prompt refers to
+    verify: Callable[[], Any] | None = None             # the key measured on the reference model (slow)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class Template:
             answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
             misconceptions=tuple(draft.misconceptions), solution=tuple(draft.solution),
-            hints=tuple(draft.hints), formatter=draft.fmt, exhibits=tuple(draft.exhibits),
+            hints=tuple(draft.hints), formatter=draft.fmt, exhibits=tuple(draft.exhibits), verify=draft.verify,
         )
 
 

@@ -20,6 +20,36 @@ def _forward(cfg, batch: int, seq_len: int):
     return forward_flop_closed_form(cfg, batch, seq_len)
 
 
+def _measured_forward(cfg, batch: int, seq_len: int, component: str | None = None):
+    """Forward FLOPs counted by FlopCounterMode while the reference model runs on meta."""
+    def measure() -> int:
+        from quizforge.accounting.measure import measure_flops
+
+        breakdown = measure_flops(cfg, batch, seq_len).forward
+        return breakdown[component] if component else sum(breakdown.values())
+    return measure
+
+
+def _measured_scores(B: int, h: int, n: int, d_k: int, d_v: int, which: str):
+    """FLOPs of one of the reference attention's two products, counted while it runs on meta.
+
+    With Q, K and V all as wide as the asked product's width, QKᵀ and A·V cost the
+    same, so the asked one is half of what the counter sees.
+    """
+    def measure() -> int:
+        import torch
+        from torch.utils.flop_counter import FlopCounterMode
+
+        from quizforge.reference.attention import scaled_dot_product_attention
+
+        width = d_k if which == "qk" else d_v
+        q, k, v = (torch.empty(B, h, n, width, device="meta") for _ in range(3))
+        with FlopCounterMode(display=False) as counter:
+            scaled_dot_product_attention(q, k, v)
+        return counter.get_total_flops() // 2
+    return measure
+
+
 def _score_product(chain: SeedChain, which: str) -> Draft:
     s = chain.stream("params")
     B, h = s.choice((1, 2, 4, 8)), s.choice((1, 8, 12, 16))
@@ -47,6 +77,7 @@ def _score_product(chain: SeedChain, which: str) -> Draft:
                 f"$d_k = {d_k}$ and $d_v = {d_v}$. Counting 2 FLOPs per multiply-add, how many FLOPs does computing "
                 f"{product} take, over all heads and the whole batch?"),
         answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        verify=_measured_scores(B, h, n, d_k, d_v, which),
         solution=[Step("One head, one sequence", f"{shapes}: ${n} \\cdot {n} \\cdot {inner}$ multiply-adds, "
                                                  f"$2 \\cdot {n}^2 \\cdot {inner} = {tex_int(2 * n * n * inner)}$ FLOPs."),
                   Step("All heads and sequences", f"$$2 B h n^2 \\cdot {'d_k' if which == 'qk' else 'd_v'} = "
@@ -85,6 +116,7 @@ def projection_flops(chain: SeedChain) -> Draft:
                       flops * h),
     ]
     return Draft(
+        verify=_measured_forward(cfg, B, n, "attention_proj"),
         prompt=(f"A self-attention layer with $d_{{model}} = {d}$ and $h = {h}$ heads processes $B = {B}$ sequences of "
                 f"$n = {n}$ tokens. Counting 2 FLOPs per multiply-add and ignoring biases, how many FLOPs do the four "
                 "projections $W_Q, W_K, W_V, W_O$ take in the forward pass?"),
@@ -114,6 +146,7 @@ def layer_flops(chain: SeedChain) -> Draft:
         if B > 1 else None,
     ]
     return Draft(
+        verify=_measured_forward(cfg, B, n),
         prompt=(f"A Transformer encoder layer has $d_{{model}} = {d}$, $h = {h}$ and $d_{{ff}} = {4 * d}$. Counting only matrix "
                 f"products, at 2 FLOPs per multiply-add, how many FLOPs does its forward pass take on $B = {B}$ sequences "
                 f"of $n = {n}$ tokens?"),

@@ -77,7 +77,13 @@ def kv_cache(chain: SeedChain) -> Draft:
         Misconception("decimal-gigabytes", "used GB, not GiB", "1 GiB is 2³⁰ bytes, not 10⁹", total / 1e9),
     ]
     gqa = (f", grouped-query attention with $h_{{kv}} = {cfg.n_kv_heads}$ key/value heads" if cfg.n_kv_heads != cfg.n_heads else "")
+    def measure() -> float:
+        from quizforge.accounting.measure import measure_kv_cache_bytes
+
+        return round(measure_kv_cache_bytes(cfg, batch, ctx, dtype) / GiB, 2)
+
     return Draft(
+        verify=measure,
         prompt=(f"**{cfg.name}** has $L = {cfg.n_layers}$ layers, $d_{{model}} = {cfg.d_model}$ and $h = {cfg.n_heads}$ heads of size "
                 f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with a batch of {batch} sequences, each with {ctx} cached "
                 f"positions, how large is the KV cache in {dtype}, in GiB? Give the answer to 2 decimal places."),

@@ -22,6 +22,15 @@ def _count(cfg) -> int:
     return param_closed_form(cfg).total
 
 
+def _measured(cfg):
+    """The parameter count of `cfg`, by numel() on a model instantiated on the meta device."""
+    def measure() -> int:
+        from quizforge.accounting.measure import measure_params
+
+        return sum(measure_params(cfg).values())
+    return measure
+
+
 def _formula_step(title: str, cfg, lhs: str) -> Step:
     from quizforge.accounting.formulas import param_closed_form
 
@@ -62,7 +71,7 @@ def projections(chain: SeedChain) -> Draft:
         prompt=(f"A multi-head self-attention layer has $d_{{model}} = {d}$ and $h = {h}$ heads. Its four projections "
                 f"$W_Q, W_K, W_V, W_O$ are $d_{{model}} \\times d_{{model}}$ linear maps {_bias_words(bias)}. "
                 "How many trainable parameters does the layer have?"),
-        answer=total, misconceptions=[m for m in wrong if m.value], fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=integer,
         solution=[
             Step("Four projections", "Each of $W_Q, W_K, W_V, W_O$ maps $d_{model} \\to d_{model}$: the heads split the "
                                      "output columns, so they do not change the count." + (" Each has a bias of size $d_{model}$." if bias else "")),
@@ -97,7 +106,7 @@ def gqa_attention(chain: SeedChain) -> Draft:
     return Draft(
         prompt=(f"An attention layer with $d_{{model}} = {d}$, $h = {h}$ query heads of size $d_{{head}} = {d_head}$ uses {kind}. "
                 "Its projections have no biases. How many parameters do $W_Q, W_K, W_V$ and $W_O$ have together?"),
-        answer=total, misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
         solution=[
             Step("Shapes", f"$W_Q$: ${d} \\times {h * d_head}$, $W_K$ and $W_V$: ${d} \\times {h_kv * d_head}$ each, "
                            f"$W_O$: ${h * d_head} \\times {d}$."),
@@ -137,7 +146,7 @@ def feed_forward(chain: SeedChain) -> Draft:
     ]
     return Draft(
         prompt=f"How many trainable parameters does {block} have?",
-        answer=total, misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
         solution=[_formula_step("Count", cfg, "N")],
         hints=["Count each weight matrix, then each bias vector.",
                "$3 d_{model} d_{ff}$" if swiglu else "$2 d_{model} d_{ff} + d_{ff} + d_{model}$",
@@ -198,7 +207,7 @@ def encoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer encoder layer (as in Vaswani et al.) has $d_{{model}} = {d}$, $h = {h}$ heads and "
                 f"$d_{{ff}} = {d_ff}$: self-attention with $W_Q, W_K, W_V, W_O$, a ReLU feed-forward block, two LayerNorms, "
                 "and biases on every linear map. How many trainable parameters does it have?"),
-        answer=total, misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
         solution=[Step("Parts", "attention $4d^2 + 4d$, FFN $2 d\\,d_{ff} + d_{ff} + d$, two LayerNorms $2 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Attention, FFN, and two norms; every linear map has a bias.",
@@ -228,7 +237,7 @@ def decoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer decoder layer of an encoder–decoder model has $d_{{model}} = {d}$, $h = {h}$ and $d_{{ff}} = {d_ff}$: "
                 "masked self-attention, cross-attention over the encoder output, and a ReLU feed-forward block, each followed "
                 "by a LayerNorm; every linear map has a bias. How many trainable parameters does the layer have?"),
-        answer=total, misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
         solution=[Step("Parts", "two attention blocks $2(4d^2 + 4d)$, FFN $2 d\\,d_{ff} + d_{ff} + d$, three LayerNorms $3 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Three sublayers: self-attention, cross-attention, FFN.", "$8d^2 + 8d + 2 d\\,d_{ff} + d_{ff} + d + 6d$",
@@ -301,7 +310,7 @@ def whole_model(chain: SeedChain) -> Draft:
         prompt=(f"**{name}** ({cfg.source or cfg.arch}) has {facts}"
                 + (", a tied output head" if cfg.tied and cfg.arch != "bert" else "") + ". "
                 "Which is closest to its total number of trainable parameters?"),
-        answer=total, misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
+        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
         fallback=lambda st: total * st.choice((0.5, 0.7, 1.4, 2.0, 3.0)),
         solution=[_formula_step("Count", layer_cfg, "N"),
                   Step("In millions", f"$${tex_int(total)} \\approx {total / 1e6:,.1f}\\,\\mathrm{{M}}$$")],

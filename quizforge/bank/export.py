@@ -1,0 +1,86 @@
+"""Questions as JSON and as Markdown with LaTeX math (for notes, LMS imports and PDFs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.bank.question import LETTERS, Question, Step
+
+
+def _step_json(step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {"title": step.title, "markdown": step.md,
+                           "text": step.text if step.text is not None else markdown_to_terminal(step.md)}
+    if step.matrix is not None:
+        out["matrix"] = [list(row) for row in step.matrix]
+        if step.row_labels:
+            out["row_labels"] = list(step.row_labels)
+        if step.col_labels:
+            out["col_labels"] = list(step.col_labels)
+    return out
+
+
+def accepted_text(question: Question) -> str:
+    if question.kind != "NAT":
+        return question.correct_letters
+    from quizforge.bank.grading import numeric_key
+
+    return numeric_key(question).range_text()
+
+
+def question_json(question: Question, with_answer: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": question.id, "template": question.template, "topic": question.topic, "kind": question.kind,
+        "marks": question.marks, "difficulty": question.difficulty, "title": question.title,
+        "prompt": question.prompt, "prompt_text": markdown_to_terminal(question.prompt),
+        "instruction": question.instruction(),
+        "options": [{"letter": LETTERS[i], "text": o.md, "plain": markdown_to_terminal(o.md)}
+                    for i, o in enumerate(question.options)],
+    }
+    if question.exhibits:
+        out["exhibits"] = [_step_json(e) for e in question.exhibits]
+    if question.decimals is not None:
+        out["decimals"] = question.decimals
+    if question.unit is not None and question.unit.name:
+        out["unit"] = question.unit.name
+    if with_answer:
+        out["answer"] = markdown_to_terminal(question.answer_md)
+        out["accepted"] = accepted_text(question)
+        if question.kind != "NAT":
+            out["correct"] = [LETTERS[i] for i in sorted(question.correct)]
+        out["solution"] = [_step_json(s) for s in question.solution]
+        out["misconceptions"] = [{"tag": m.tag, "label": m.label, "feedback": m.feedback} for m in question.misconceptions]
+    return out
+
+
+def _bmatrix(step: Step) -> str:
+    rows = " \\\\ ".join(" & ".join(row) for row in step.matrix or ())
+    return f"$$\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"
+
+
+def _step_markdown(step: Step) -> str:
+    parts = [f"**{step.title}.**"]
+    if step.md:
+        parts.append(step.md)
+    if step.matrix is not None:
+        parts.append("\n\n" + _bmatrix(step))
+    return " ".join(parts)
+
+
+def question_markdown(question: Question, with_answer: bool = True) -> str:
+    lines = [f"### {question.title} `{question.id}`", "",
+             f"*{question.kind} · {question.marks} mark{'s' if question.marks > 1 else ''}*", "", question.prompt, ""]
+    for e in question.exhibits:
+        lines += [f"$$\\mathbf{{{e.title}}} = \\begin{{bmatrix}} "
+                  + " \\\\ ".join(" & ".join(r) for r in e.matrix or ()) + " \\end{bmatrix}$$", ""]
+    for i, o in enumerate(question.options):
+        lines.append(f"- ({LETTERS[i]}) {o.md}")
+    if question.options:
+        lines.append("")
+    lines += [f"*{question.instruction()}*", ""]
+    if with_answer:
+        lines += [f"**Answer:** {question.answer_md}" + (f" (accepted: {accepted_text(question)})"
+                                                        if question.kind == "NAT" else ""), "", "**Solution.**", ""]
+        lines += [f"{n}. {_step_markdown(s)}" for n, s in enumerate(question.solution, 1)]
+        lines.append("")
+    return "\n".join(lines)

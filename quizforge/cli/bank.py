@@ -1,0 +1,137 @@
+"""`quiz bank`, `quiz ask`, `quiz explain`, `quiz check`: the question bank from the command line."""
+
+from __future__ import annotations
+
+import click
+
+from quizforge.cli import cli, emit_json
+from quizforge.errors import InputError
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+@cli.group()
+def bank() -> None:
+    """The question bank's templates."""
+
+
+@bank.command("list")
+@click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, concepts).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bank_list(topic, as_json) -> None:
+    """List the templates with their topic, kind, marks and difficulty."""
+    from quizforge.bank.registry import all_templates
+    from quizforge.bank.template import TOPICS
+
+    if topic is not None and topic not in TOPICS:
+        raise InputError(f"unknown topic {topic!r}; topics: {', '.join(TOPICS)}")
+    templates = [t for t in all_templates() if topic is None or t.topic == topic]
+    if as_json:
+        emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
+                    "title": t.title} for t in templates])
+        return
+    from quizforge.bank.render import templates_table
+
+    _console().print(templates_table(templates))
+
+
+def _seed(value: str | None) -> int | None:
+    if value is None:
+        return None
+    text = value.strip().lower()
+    try:
+        seed = int(text, 16) if text.startswith("0x") else int(text)
+    except ValueError:
+        raise InputError(f"--seed {value!r} is not a whole number (0..65535, or hex like 0x7f3a)") from None
+    return seed
+
+
+@cli.command()
+@click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE]")
+@click.option("--seed", help="Question seed, 0..65535 (or hex, 0x7f3a); the same seed gives the same question.")
+@click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print the question as Markdown with LaTeX math.")
+@click.option("--with-answer", is_flag=True, help="Include the answer and the worked solution.")
+def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
+    """Draw one question, from a topic or template or from the whole bank.
+
+    \b
+    Examples:
+      quiz ask params
+      quiz ask attention.weight --seed 42 --with-answer
+    """
+    from quizforge.bank.registry import draw
+
+    question = draw(selector, _seed(seed))
+    if as_json:
+        from quizforge.bank.export import question_json
+
+        emit_json(question_json(question, with_answer))
+        return
+    if as_markdown:
+        from quizforge.bank.export import question_markdown
+
+        click.echo(question_markdown(question, with_answer))
+        return
+    from quizforge.bank.render import question_panel, solution_view
+
+    console = _console()
+    console.print(question_panel(question))
+    if with_answer:
+        console.print(solution_view(question))
+    else:
+        console.print(f"[dim]Answer with: quiz check {question.id} ANSWER   ·   solution: quiz explain {question.id}[/]")
+
+
+@cli.command()
+@click.argument("question_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the question, answer and solution as JSON.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown with LaTeX math.")
+def explain(question_id, as_json, as_markdown) -> None:
+    """The worked solution of a question, regenerated from its ID."""
+    from quizforge.bank.registry import question as lookup
+
+    question = lookup(question_id)
+    if as_json:
+        from quizforge.bank.export import question_json
+
+        emit_json(question_json(question, with_answer=True))
+        return
+    if as_markdown:
+        from quizforge.bank.export import question_markdown
+
+        click.echo(question_markdown(question, with_answer=True))
+        return
+    from quizforge.bank.render import question_panel, solution_view
+
+    console = _console()
+    console.print(question_panel(question))
+    console.print(solution_view(question))
+
+
+@cli.command()
+@click.argument("question_id")
+@click.argument("answer")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+def check(question_id, answer, as_json) -> None:
+    """Grade one answer (GATE marking) and name the mistake behind a wrong one.
+
+    \b
+    Examples:
+      quiz check params.projections-7f3a '4*1280^2'
+      quiz check dims.shapes-7f3a b
+    """
+    from quizforge.bank.grading import grade
+    from quizforge.bank.registry import question as lookup
+
+    verdict = grade(lookup(question_id), answer)
+    if as_json:
+        emit_json(verdict.to_json())
+        return
+    from quizforge.bank.render import verdict_view
+
+    _console().print(verdict_view(verdict))

@@ -1,0 +1,260 @@
+"""The question bank: coverage, stable IDs, answers checked against the reference, and stress over seeds."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from quizforge import answers
+from quizforge.bank import registry
+from quizforge.bank.grading import grade, numeric_key, values_match
+from quizforge.bank.template import TOPICS
+from quizforge.errors import InputError
+
+TEMPLATES = registry.all_templates()
+IDS = [t.id for t in TEMPLATES]
+STRESS_SEEDS = range(1000)
+
+
+def test_at_least_thirty_templates_covering_every_topic():
+    assert len(TEMPLATES) >= 30
+    assert {t.topic for t in TEMPLATES} == set(TOPICS)
+    assert len(set(IDS)) == len(IDS)
+    for must in ("dims.d_k", "dims.shapes", "dims.head_split", "dims.gqa_groups", "params.projections",
+                 "params.ffn", "params.norms", "params.encoder_layer", "params.decoder_layer", "params.embeddings",
+                 "params.model", "params.gpt3_table", "flops.qk", "flops.av", "flops.projections", "flops.layer",
+                 "flops.training", "flops.rnn_vs_attention", "flops.training_days", "memory.attention_scores",
+                 "memory.kv_cache", "memory.kv_reduction", "attention.score", "attention.weight", "attention.output",
+                 "softmax.variance", "softmax.masked_weights", "positional.pe_value", "positional.rope_angle"):
+        assert must in IDS, must
+
+
+# --- IDs are stable: pinned to their full text, options and answers --------------------
+
+PINNED = {
+    "params.projections-7f3a": (
+        "A multi-head self-attention layer has $d_{model} = 1280$ and $h = 4$ heads. Its four projections "
+        "$W_Q, W_K, W_V, W_O$ are $d_{model} \\times d_{model}$ linear maps without biases. How many trainable "
+        "parameters does the layer have?", [], 6_553_600),          # 4·1280²
+    "dims.shapes-002a": (
+        "In a batch of $B = 16$ sequences, one attention layer with $h = 4$ heads has queries $Q$ of shape "
+        "$(16, 4, 50, 32)$, keys $K$ of shape $(16, 4, 128, 32)$ and values $V$ of shape $(16, 4, 128, 96)$. "
+        "What is the shape of the attention weights $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k})$?",
+        ["$(16, 4, 128, 96)$", "$(16, 4, 50, 128)$", "$(16, 4, 128, 50)$", "$(16, 4, 50, 32)$"], "b"),
+    "attention.weight-7f3a": (
+        "Single-head scaled dot-product attention $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k})\\,V$ is computed for "
+        "the matrices below ($d_k = 2$; row $i$ of $Q$ is query $i$, row $j$ of $K$ and $V$ is key/value $j$). "
+        "No mask is applied. What is the attention weight $a_{34}$ of query 3 on key 4? Give it to 2 decimal places.",
+        [], 0.10),     # row (1,1)·K = (1,1,-1,-1)/√2 → e^-.7071 / (2e^.7071 + 2e^-.7071) = 0.0978
+    "memory.kv_cache-1234": (
+        "**gpt3-6.7b** has $L = 32$ layers, $d_{model} = 4096$ and $h = 32$ heads of size $d_{head} = 128$. During "
+        "generation with a batch of 32 sequences, each with 512 cached positions, how large is the KV cache in fp16, "
+        "in GiB? Give the answer to 2 decimal places.", [], 8.0),   # 2·32·32·512·4096·2 B = 8 GiB
+    "flops.training-00ff": (
+        "Using the standard approximation, how many FLOPs does training a 175B-parameter dense transformer on 15T "
+        "tokens take? (Give a number such as `3.2e21`.)", [], 1.575e25),   # 6·175e9·15e12
+}
+
+
+@pytest.mark.parametrize("qid", sorted(PINNED))
+def test_pinned_ids_regenerate_the_identical_question(qid):
+    prompt, options, answer = PINNED[qid]
+    q = registry.question(qid)
+    assert q.id == qid
+    assert q.prompt == prompt
+    assert [o.md for o in q.options] == options
+    if options:
+        assert q.correct_letters == answer
+    else:
+        assert q.answer == pytest.approx(answer, rel=1e-12)
+
+
+def test_attention_weight_pin_shows_the_matrices_it_asks_about():
+    q = registry.question("attention.weight-7f3a")
+    Q, K, V = (e.matrix for e in q.exhibits)
+    assert Q == (("-1", "1"), ("2", "0"), ("1", "1"), ("1", "2"))
+    assert K == (("2", "-1"), ("0", "1"), ("-1", "0"), ("0", "-1"))
+    weights = next(s for s in q.solution if s.title.startswith("Weights")).matrix
+    assert weights[2] == ("0.4022", "0.4022", "0.0978", "0.0978")
+
+
+def test_same_id_same_question_and_different_seeds_differ():
+    for t in TEMPLATES:
+        a, b = t.question(5), t.question(5)
+        assert a == b
+        prompts = {t.question(seed).prompt + "|".join(o.md for o in t.question(seed).options) for seed in range(12)}
+        assert len(prompts) >= 3, t.id
+
+
+def test_question_id_errors_are_one_line():
+    for bad in ("params.projections", "params.projections-zzzz", "nope.nothing-0001", "x" * 300):
+        with pytest.raises(InputError) as e:
+            registry.question(bad)
+        assert "\n" not in str(e.value)
+
+
+# --- answers agree with the reference model -----------------------------------------------
+
+VERIFIED = [t for t in TEMPLATES if t.question(0).verify is not None]
+
+
+@pytest.mark.parametrize("template", VERIFIED, ids=[t.id for t in VERIFIED])
+def test_key_equals_the_measurement_on_the_reference_model(template):
+    for seed in range(6):
+        q = template.question(seed)
+        key = q.answer if q.kind == "NAT" else next(o.value for o in q.options if o.correct)
+        assert q.verify() == key, q.id
+
+
+def test_verified_templates_cover_params_flops_and_memory():
+    ids = {t.id for t in VERIFIED}
+    assert {"params.projections", "params.gqa", "params.ffn", "params.encoder_layer", "params.decoder_layer",
+            "params.model", "flops.qk", "flops.av", "flops.projections", "flops.layer", "memory.kv_cache"} <= ids
+
+
+def test_published_counts_appear_as_keys():
+    gpt3 = [registry.get_template("params.gpt3_table").question(s) for s in range(200)]
+    by_prompt = {q.prompt.split("**")[1]: q.answer for q in gpt3}
+    assert by_prompt["gpt3-175b"] == pytest.approx(174.60, abs=1e-9)   # 174,604,259,328 parameters
+    assert by_prompt["gpt3-small"] == pytest.approx(0.13, abs=1e-9)     # 125,231,616
+    models = [registry.get_template("params.model").question(s) for s in range(200)]
+    keys = {q.prompt.split("**")[1]: next(o.value for o in q.options if o.correct) for q in models}
+    assert keys["gpt2"] == 124_439_808 and keys["bert-base"] == 109_482_240 and keys["llama-7b"] == 6_738_415_616
+
+
+def test_attention_by_hand_matches_torch():
+    torch = pytest.importorskip("torch")
+    for seed in range(30):
+        q = registry.get_template("attention.output").question(seed)
+        Q, K, V = ([[float(x) for x in row] for row in e.matrix] for e in q.exhibits)
+        Qt, Kt, Vt = (torch.tensor(m, dtype=torch.float64) for m in (Q, K, V))
+        causal = "causal mask is applied" in q.prompt
+        mask = torch.ones(len(Q), len(K), dtype=torch.bool).tril() if causal else None
+        out = torch.nn.functional.scaled_dot_product_attention(Qt, Kt, Vt, attn_mask=mask)
+        i, c = (int(x) - 1 for x in q.prompt.split("entry $(")[1].split(")$")[0].split(", "))
+        assert q.answer == pytest.approx(round(out[i, c].item(), 2), abs=1e-9), q.id
+
+
+# --- stress: every template over 1,000 seeds ------------------------------------------------
+
+def _finite_and_sane(value) -> bool:
+    if isinstance(value, str):
+        return bool(value)
+    x = float(value)
+    return math.isfinite(x) and abs(x) < 1e30
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=IDS)
+def test_stress_every_template_over_a_thousand_seeds(template):
+    positions: Counter[int] = Counter()
+    for seed in STRESS_SEEDS:
+        q = template.question(seed)
+        assert q.prompt and q.solution, q.id
+        if q.kind == "NAT":
+            assert _finite_and_sane(q.answer), q.id
+            key = numeric_key(q)
+            assert key.accepts(Fraction(q.answer) if not isinstance(q.answer, float) else q.answer), q.id
+            for m in q.misconceptions:
+                assert _finite_and_sane(m.value), (q.id, m.tag)
+                assert not key.accepts(m.value if isinstance(m.value, float) else Fraction(m.value)), (q.id, m.tag)
+            continue
+        assert len(q.options) == 4, q.id
+        texts = [o.md for o in q.options]
+        assert len(set(texts)) == 4, (q.id, texts)
+        correct = q.correct
+        assert (len(correct) == 1) if q.kind == "MCQ" else (1 <= len(correct) <= 3), q.id
+        positions.update(correct)
+        numeric = [o.value for o in q.options if o.value is not None]
+        for i, a in enumerate(numeric):
+            assert _finite_and_sane(a), q.id
+            for b in numeric[i + 1:]:
+                assert not values_match(a, b, decimals=q.decimals, rel_tol=q.rel_tol), (q.id, a, b)
+    if template.kind != "NAT":
+        # The key moves around: every position is used, none hogs it.
+        total = sum(positions.values())
+        assert set(positions) == {0, 1, 2, 3}, (template.id, positions)
+        assert max(positions.values()) < 0.4 * total, (template.id, positions)
+
+
+# --- grading ------------------------------------------------------------------------------
+
+def test_nat_feedback_names_the_misconception():
+    q = registry.question("params.projections-7f3a")        # no biases: 4·1280²
+    assert grade(q, "4*1280^2").correct
+    assert grade(q, "6 553 600").marks == 1.0
+    v = grade(q, "4*1280^2 + 4*1280")
+    assert not v.correct and v.misconception.tag == "extra-bias" and "bias" in v.feedback
+    assert v.marks == 0.0                                      # no negative marks for NAT
+    v = grade(q, "3*1280^2")
+    assert v.misconception.tag == "no-output-proj"
+    assert grade(q, "12345").misconception is None
+
+
+def test_nat_range_follows_the_stated_decimals():
+    q = registry.question("attention.weight-7f3a")            # key 0.0978 → 0.10, accepted 0.09..0.11
+    for ok in ("0.10", "0.1", ".098", "0.09", "0.11", "1/10"):
+        assert grade(q, ok).correct, ok
+    for wrong in ("0.12", "0.08", "10"):
+        assert not grade(q, wrong).correct, wrong
+    assert grade(q, "0.06").misconception.tag == "no-sqrt-dk"
+
+
+def test_units_are_read_where_the_question_asks_for_them():
+    q = registry.question("memory.kv_cache-1234")             # 8 GiB
+    assert grade(q, "8").correct and grade(q, "8 GiB").correct and grade(q, "8589934592 B").correct
+    assert grade(q, "8192 MiB").correct
+    v = grade(q, "4")
+    assert v.misconception.tag == "kv-forgot-2"
+    q = registry.question("flops.training-00ff")
+    assert grade(q, "1.575e25").correct and grade(q, "6*175e9*15e12").correct and grade(q, "15.75e24 FLOPs").correct
+    assert grade(q, "2*175e9*15e12").misconception.tag == "forward-only"
+
+
+def test_mcq_and_msq_follow_gate_marking():
+    q = registry.question("dims.shapes-002a")                 # answer b, 1 mark
+    assert grade(q, "b").marks == 1.0 and grade(q, "(B)").correct
+    wrong = grade(q, "c")
+    assert wrong.marks == pytest.approx(-1 / 3) and wrong.misconception.tag == "shape-transposed"
+    two_mark = next(t.question(s) for t in TEMPLATES if t.kind == "MCQ" and t.marks == 2 for s in range(1))
+    letter = "abcd"[min(set(range(4)) - two_mark.correct)]
+    assert grade(two_mark, letter).marks == pytest.approx(-2 / 3)
+    msq = [t for t in TEMPLATES if t.kind == "MSQ"]
+    assert msq, "the bank needs MSQ templates"
+    q = msq[0].question(3)
+    right = ",".join("abcd"[i] for i in sorted(q.correct))
+    assert grade(q, right).marks == q.marks
+    other = ",".join("abcd"[i] for i in sorted(set(range(4)) - q.correct))
+    assert grade(q, other).marks == 0.0                         # MSQ: no negative marks
+
+
+def test_unreadable_answers_raise_a_one_line_error():
+    q = registry.question("params.projections-7f3a")
+    for bad in ("abc", "", "__import__('os')", "1,2", "2**2**2**2**2**2"):
+        with pytest.raises(answers.AnswerError) as e:
+            grade(q, bad)
+        assert "\n" not in str(e.value)
+    with pytest.raises(answers.AnswerError):
+        grade(registry.question("dims.shapes-002a"), "e")
+
+
+def test_every_plain_writing_of_a_nat_key_is_accepted():
+    for t in TEMPLATES:
+        if t.kind != "NAT":
+            continue
+        for seed in range(25):
+            q = t.question(seed)
+            writings = [answers.format_number(q.answer, q.decimals)]
+            if isinstance(q.answer, int):
+                writings += [str(q.answer), f"{q.answer:_}", f"{q.answer:,}".replace(",", " ")]
+            for text in writings:
+                assert grade(q, text).correct, (q.id, text)
+
+
+def test_solutions_show_formula_numbers_and_result():
+    q = registry.question("params.projections-7f3a")
+    count = q.solution[-1]
+    assert "4·d_model²" in count.text and "4·1280²" in count.text and "6,553,600" in count.text
+    assert "4 \\cdot d_{model}^{2}" in count.md and "4 \\cdot 1280^{2}" in count.md
