@@ -27,6 +27,8 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   a bare number being bytes; "flops": FLOP, FLOPs, FLOPS with an optional prefix
   k/K M G T P E (GFLOPs, 1.2 PFLOP), or a count multiplier (175B, 1.2P, 175B FLOPs).
   A unit scales the power/number just before it: '1 + 2K' is 2001, '2^30 B' 2^30.
+  `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
+  number is read in that unit, a number with a unit is converted to it.
 
   Guards: at most 200 characters, nesting (brackets, powers, signs) at most 20 deep,
   every intermediate result within ±1e30, powers checked for size before they are
@@ -53,6 +55,14 @@ from typing import Iterable, Mapping, Sequence, Union
 
 from quizforge.errors import InputError
 from quizforge.matrices import check_shape, parse_matrix
+
+__all__ = [
+    "AnswerError", "Number", "Matrix", "parse_number", "parse_choice", "parse_matrix_answer",
+    "NumericKey", "exact", "within_abs", "within_rel", "in_range", "nat_range", "round_half_away",
+    "ChoiceKey", "MatrixKey", "Checked", "check_numeric", "check_choice", "check_matrix",
+    "gate_score", "gate_score_exact", "format_number", "format_choice", "si_short",
+    "MAX_CHARS", "MAX_DEPTH", "MAX_MAGNITUDE", "UNIT_FAMILIES", "FUNCTIONS", "KINDS",
+]
 
 Number = Union[Fraction, float]
 Matrix = tuple[tuple[Fraction, ...], ...]
@@ -353,7 +363,7 @@ class _Parser:
             if tok.kind == "num" or tok.kind == "(" or (tok.kind == "word" and tok.text.lower() in FUNCTIONS):
                 raise AnswerError(
                     f"missing operator before {_show(tok.text)} at position {tok.pos} "
-                    "(write 2*(3), not 2(3))"
+                    "(no implicit multiplication: write 2*(3), not 2(3))"
                 )
             raise self.unexpected(tok)
         return value
@@ -426,7 +436,8 @@ class _Parser:
             if close.kind != ")":
                 if close.kind in ("num", "(") or close.kind == "word" and close.text.lower() in FUNCTIONS:
                     raise AnswerError(
-                        f"missing operator before {_show(close.text)} at position {close.pos} (write 2*(3), not 2(3))"
+                        f"missing operator before {_show(close.text)} at position {close.pos} "
+                        "(no implicit multiplication: write 2*(3), not 2(3))"
                     )
                 raise self.unexpected(close)
             self.i += 1
@@ -696,7 +707,8 @@ class NumericKey:
             return nat_range(other, self.decimals, unit=self.unit, allow_percent=self.allow_percent,
                              scale=self.scale)
         shift = _frac(_key_number(other, "other")) - _frac(self.value)
-        return replace(self, value=other, low=_frac(self.low) + shift, high=_frac(self.high) + shift)  # type: ignore[arg-type]
+        low, high = self.interval()
+        return replace(self, value=other, low=low + shift, high=high + shift)
 
     def matches(self, x: Number, other: Number) -> bool:
         """Whether x would be accepted if `other` were the key (same tolerance)."""

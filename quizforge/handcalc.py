@@ -9,6 +9,7 @@ show them.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Rational
@@ -120,6 +121,22 @@ class AttentionSteps:
         }
 
 
+@contextmanager
+def single_thread():
+    """Run tiny tensor ops on one thread: on a busy machine, waking torch's thread pool
+    for a 4×4 softmax costs milliseconds instead of microseconds."""
+    import torch
+
+    threads = torch.get_num_threads()
+    if threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)
+
+
 def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = False) -> AttentionSteps:
     """Work through scaled dot-product attention for matrices small enough to do by hand.
 
@@ -147,8 +164,9 @@ def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = 
     def tensor(m: Matrix):
         return torch.tensor([[float(x) for x in row] for row in m], dtype=torch.float64)
 
-    mask = causal_mask(n_q, n_k) if causal else None
-    out_t, w_t = scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), mask=mask)
+    with single_thread():
+        mask = causal_mask(n_q, n_k) if causal else None
+        out_t, w_t = scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), mask=mask)
 
     scale = 1.0 / math.sqrt(d_k)
     # Same order of operations as the reference: float64 QKᵀ, then times the scale.
@@ -229,8 +247,9 @@ def pe_vector(pos: int, d_model: int) -> PEVector:
     pos = _check_int(pos, "--pos", 0, MAX_PE_POS)
     d_model = _check_int(d_model, "--d-model", 1, MAX_PE_D_MODEL)
     position = torch.tensor([pos])
-    values = sinusoidal_encoding(position, d_model)[0].tolist()
-    angles = sinusoidal_angles(position, d_model)[0].tolist()
+    with single_thread():
+        values = sinusoidal_encoding(position, d_model)[0].tolist()
+        angles = sinusoidal_angles(position, d_model)[0].tolist()
 
     dims = [
         PEDim(

@@ -4,7 +4,8 @@ Each template returns a pool of statements (true and false, each with the reason
 shared option builder draws one true + three false (MCQ) or one to three true (MSQ).
 The parameters stream varies the framing and the numbers inside the statements; every
 statement is written so that it is true or false on its own, whatever else is drawn with it.
-`why` strings carry no final full stop: the grader appends its own punctuation.
+Neither option texts nor `why` strings end with a full stop: the answer key joins the options
+with commas and the grader appends its own punctuation to the reason.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ MCQ_ASK = "Which ONE of the following statements is CORRECT?"
 
 
 def _t(text: str, why: str) -> Statement:
-    return Statement(text, True, why)
+    return Statement(text.rstrip("."), True, why)
 
 
 def _f(text: str, why: str, tag: str = "") -> Statement:
-    return Statement(text, False, why, tag)
+    return Statement(text.rstrip("."), False, why, tag)
 
 
 def _O(expr: str) -> str:
@@ -61,7 +62,8 @@ def complexity(chain: SeedChain) -> Draft:
          f"the current input length is $n = {n}$ tokens."),
     ][framing]
     prompt = (f"{setting} Treat the cost of one layer for one sequence as a function of $n$ and $d$; "
-              f"'standard' attention means an implementation that stores the attention weights. {MSQ_ASK}")
+              "'standard' attention means an implementation that stores the attention weights, and a recurrent "
+              f"layer, where one is mentioned, has hidden size $d$. {MSQ_ASK}")
     statements = [
         _t(f"Computing the scores $QK^\\top$ over all heads takes ${_O('n^2 d')}$ time.",
            "every one of the n² query–key pairs needs a dot product of length d_k, summed over h heads: h·n²·d/h = n²d"),
@@ -96,12 +98,12 @@ def complexity(chain: SeedChain) -> Draft:
         _f(f"Using $h = {h}$ heads instead of a single head of width $d$ multiplies the FLOPs of $QK^\\top$ by {h}.",
            "each head's dot products are only d/h long, so h heads cost h·n²·d/h = n²d, the same as one wide head",
            "heads-multiply-flops"),
-        _f(f"A recurrent layer costs ${_O('n^2 d')}$ time, the same order as self-attention.",
+        _f("Like self-attention, a recurrent layer's time grows quadratically with the sequence length $n$.",
            "a recurrent layer does one O(d²) step per position: O(n d²), never comparing all pairs",
            "rnn-quadratic"),
-        _f(f"Self-attention costs ${_O('n^2 d^2')}$ time per layer.",
-           "the n² scores are each a dot product of length d_k (n²d over all heads); d² belongs to the projections, "
-           "which are linear in n",
+        _f(f"Doubling the width from $d = {d}$ to ${2 * d}$ at fixed $n$ and $h$ multiplies the FLOPs of computing "
+           "$QK^\\top$ over all heads by 4.",
+           "the score FLOPs are n²d: linear in d, so they double; d² belongs to the projections and the FFN",
            "attention-n2d2"),
         _f(f"A recurrent layer needs only ${_O('1')}$ sequential operations, because each step costs ${_O('d^2')}$.",
            "step t needs the hidden state of step t − 1, so the n steps form a chain of O(n) sequential operations",
@@ -119,10 +121,10 @@ def complexity(chain: SeedChain) -> Draft:
              f"One $d \\times d$ step per position: ${_O('n d^2')}$ time, but ${_O('n')}$ sequential steps, since each "
              "step waits for the previous state. Self-attention needs only $\\mathcal{O}(1)$ sequential operations."),
         Step("Key facts",
-             f"- self-attention: ${_O('n^2 d')}$ time, ${_O('n^2')}$ memory per head for the weights\n"
-             f"- projections and FFN: ${_O('n d^2')}$\n"
-             f"- doubling $n$: scores ×4, per-token parts ×2 (here ${n} \\to {2 * n}$)\n"
-             "- the number of heads does not change the score FLOPs, only how many $n \\times n$ matrices exist"),
+             f"Self-attention: ${_O('n^2 d')}$ time, ${_O('n^2')}$ memory per head for the weights; "
+             f"projections and FFN: ${_O('n d^2')}$; "
+             f"doubling $n$: scores ×4, per-token parts ×2 (here ${n} \\to {2 * n}$); "
+             "the number of heads does not change the score FLOPs, only how many $n \\times n$ matrices exist."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -169,7 +171,7 @@ def path_length(chain: SeedChain) -> Draft:
         _t(f"Self-attention needs ${_O('1')}$ sequential operations per layer, while a recurrent layer needs "
            f"${_O('n')}$.",
            "attention computes all positions at once with matrix products; a recurrence waits for the previous state"),
-        _f(f"Because self-attention compares all $n^2$ pairs of positions, its maximum path length is ${_O('n^2')}$.",
+        _f("Because self-attention compares all $n^2$ pairs of positions, its maximum path length grows as $n^2$.",
            "n² is its cost; every pair is joined directly, so the path length is O(1)",
            "path-is-cost"),
         _f(f"A recurrent layer's hidden state summarizes the whole prefix, so its maximum path length is ${_O('1')}$.",
@@ -178,7 +180,8 @@ def path_length(chain: SeedChain) -> Draft:
         _f(f"A single convolutional layer with kernel width $k = {k}$ connects all {n} positions.",
            f"one layer with kernel width {k} sees only {k} neighbouring positions; many layers are needed",
            "conv-global"),
-        _f(f"Dilated convolutions leave the maximum path length at ${_O('n/k')}$, the same as contiguous kernels.",
+        _f("Dilation does not shorten the maximum path length: dilated convolutions need as many layers as "
+           "contiguous ones to connect all positions.",
            "growing the dilation geometrically makes the receptive field grow geometrically: O(log_k n) layers",
            "dilation-no-help"),
         _f(f"A self-attention layer must process the {n} positions of a given sequence one after another, so it needs "
@@ -213,15 +216,15 @@ def path_length(chain: SeedChain) -> Draft:
              f"Contiguous kernels of width $k$ widen the receptive field by $k - 1$ per layer: ${_O('n/k')}$ layers. "
              f"Dilated kernels multiply it by $k$ per layer: ${LOG_K_N}$; here $\\log_{{{k}}} {n} = {m}$."),
         Step("Key facts",
-             f"- self-attention: path ${_O('1')}$, sequential ${_O('1')}$\n"
-             f"- recurrent: path ${_O('n')}$, sequential ${_O('n')}$\n"
-             f"- convolution: path ${_O('n/k')}$ contiguous, ${LOG_K_N}$ dilated"),
+             f"Self-attention: path ${_O('1')}$, sequential ${_O('1')}$; "
+             f"recurrent: path ${_O('n')}$, sequential ${_O('n')}$; "
+             f"convolution: path ${_O('n/k')}$ contiguous, ${LOG_K_N}$ dilated."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
         hints=["Count how many layers or steps separate the first and the last position.",
                f"attention ${_O('1')}$, recurrence ${_O('n')}$, convolution ${_O('n/k')}$ or ${LOG_K_N}$",
-               f"With $k = {k}$ and $n = {n} = {k}^{m}$, dilated convolutions need {m} layers."],
+               f"With $k = {k}$ and $n = {n} = {k}^{{{m}}}$, dilated convolutions need {m} layers."],
     )
 
 
@@ -234,23 +237,24 @@ def pre_post_norm(chain: SeedChain) -> Draft:
     pre_first = s.chance(1, 2)
     a, b = s.choice((("P", "Q"), ("I", "II"), ("A", "B")))
     pre, post = (a, b) if pre_first else (b, a)
-    eq_pre = "$x_{l+1} = x_l + F(\\operatorname{LN}(x_l))$"
-    eq_post = "$x_{l+1} = \\operatorname{LN}(x_l + F(x_l))$"
+    eq_pre = "$y = x + F(\\operatorname{LN}(x))$"
+    eq_post = "$y = \\operatorname{LN}(x + F(x))$"
     first, second = (eq_pre, eq_post) if pre_first else (eq_post, eq_pre)
     layers = s.choice((12, 24, 48, 96))
-    prompt = (f"A Transformer with {layers} layers wraps every sublayer $F$ (attention or feed-forward) in a residual "
-              f"connection with a LayerNorm $\\operatorname{{LN}}$, in one of two ways:\n\n"
+    prompt = (f"Each of the {layers} layers of a Transformer has two sublayers, self-attention and a feed-forward "
+              f"network. Every sublayer $F$ is wrapped in a residual connection with a LayerNorm "
+              f"$\\operatorname{{LN}}$, mapping its input $x$ to its output $y$ in one of two ways:\n\n"
               f"- Arrangement {a}: {first}\n- Arrangement {b}: {second}\n\n{MCQ_ASK}")
     P, Q = f"Arrangement {pre}", f"Arrangement {post}"
     statements = [
-        _t(f"{P} is the pre-norm arrangement used by GPT-2 and LLaMA.",
+        _t(f"{P} is the pre-norm arrangement, the placement used by GPT-2 and LLaMA.",
            "the normalization sits inside the residual branch, before the sublayer: pre-norm"),
         _t(f"{Q} is the arrangement of the original Transformer and usually needs a learning-rate warm-up to "
            "train stably.",
            "post-norm, as in the 2017 paper, has badly scaled gradients early in training, which warm-up tames"),
-        _t(f"In {P}, the residual stream has an identity path from input to output that no LayerNorm interrupts, "
-           "which keeps gradients well behaved in deep stacks.",
-           "x_l is added unchanged to the branch's output, so gradients flow straight down the residual path"),
+        _t(f"In {P}, the residual stream has an identity path from the embeddings to the last layer's output that no "
+           "LayerNorm interrupts, which keeps gradients well behaved in deep stacks.",
+           "x is added unchanged to the branch's output, so gradients flow straight down the residual path"),
         _t(f"{P} needs an extra LayerNorm after the last layer, because the residual stream itself is never "
            "normalized.",
            "pre-norm only normalizes the inputs of the sublayers; the stream that leaves the last layer is raw"),
@@ -259,7 +263,7 @@ def pre_post_norm(chain: SeedChain) -> Draft:
         _t(f"In {Q}, every residual addition is followed by a LayerNorm, so the signal passes through "
            f"{2 * layers} normalizations between the embeddings and the output.",
            f"post-norm normalizes after each of the 2 sublayers in each of the {layers} layers"),
-        _f(f"{Q} is the pre-norm arrangement used by GPT-2 and LLaMA.",
+        _f(f"{Q} is the pre-norm arrangement, the placement used by GPT-2 and LLaMA.",
            f"{post} normalizes after the residual addition: that is post-norm, the original Transformer's choice",
            "gpt2-post-norm"),
         _f(f"In {P}, the LayerNorm is applied after the residual addition.",
@@ -274,8 +278,8 @@ def pre_post_norm(chain: SeedChain) -> Draft:
         _f("The two arrangements compute the same function; they differ only in the order of the code.",
            "normalizing before the sublayer or after the addition gives different functions and different gradients",
            "norm-placement-irrelevant"),
-        _f(f"In {P}, the sublayer $F$ receives the unnormalized residual stream $x_l$ as its input.",
-           f"in {pre} the sublayer's input is LN(x_l); only the skip connection carries x_l unnormalized",
+        _f(f"In {P}, the sublayer $F$ receives the unnormalized residual stream $x$ as its input.",
+           f"in {pre} the sublayer's input is LN(x); only the skip connection carries x unnormalized",
            "pre-norm-input"),
         _f(f"In {P}, every layer renormalizes the residual stream, so its scale stays fixed from layer to layer.",
            "pre-norm never normalizes the stream itself; each layer adds to it, so its scale tends to grow with depth",
@@ -294,8 +298,8 @@ def pre_post_norm(chain: SeedChain) -> Draft:
              "flow well, and training is stable with little or no warm-up. The stream itself is never "
              "normalized, so a final LayerNorm follows the last layer."),
         Step("Key facts",
-             "- pre-norm: $x + F(\\operatorname{LN}(x))$, final LN needed, stable without warm-up, GPT-2/LLaMA\n"
-             "- post-norm: $\\operatorname{LN}(x + F(x))$, original Transformer, needs warm-up, harder when deep"),
+             "Pre-norm: $x + F(\\operatorname{LN}(x))$, final LN needed, stable without warm-up, GPT-2/LLaMA; "
+             "post-norm: $\\operatorname{LN}(x + F(x))$, original Transformer, needs warm-up, harder when deep."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -313,7 +317,7 @@ def layernorm_batchnorm(chain: SeedChain) -> Draft:
     s = chain.stream("params")
     B = s.choice((8, 16, 32, 64))
     n = s.choice((64, 128, 256, 512))
-    d = s.choice((256, 512, 768, 1024))
+    d = s.choice([x for x in (256, 512, 768, 1024) if x != B * n])
     framing = s.integer(0, 1)
     lead = [
         f"A batch of $B = {B}$ sequences, each padded to $n = {n}$ tokens, enters a normalization layer as a "
@@ -376,17 +380,17 @@ def layernorm_batchnorm(chain: SeedChain) -> Draft:
              "Statistics mix sequences and positions, so padding and variable lengths distort them; small batches "
              "give noisy estimates; running averages are needed for inference, so the two modes differ."),
         Step("RMSNorm",
-             "$\\operatorname{RMSNorm}(x) = g \\odot x / \\sqrt{\\frac{1}{d}\\sum_i x_i^2 + \\epsilon}$: no mean "
+             "$\\operatorname{RMSNorm}(x) = g \\odot x / \\sqrt{\\frac{1}{d} \\sum_i x_i^2 + \\epsilon}$: no mean "
              "subtraction and no bias, only the gain $g$."),
         Step("Key facts",
-             "- LayerNorm: per token, over features; batch-independent; same in training and inference\n"
-             "- BatchNorm: per feature, over the batch; running statistics; trouble with padding and small batches\n"
-             "- RMSNorm: LayerNorm without centring and without bias"),
+             "LayerNorm works per token over the features, ignores the rest of the batch and behaves the same in "
+             "training and inference. BatchNorm works per feature over the batch, keeps running statistics and "
+             "struggles with padding and small batches. RMSNorm is LayerNorm without the centring and the bias."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
         hints=["Ask over which axis each layer averages.",
-               "LayerNorm: $\\mu_t = \\frac{1}{d}\\sum_i x_{t,i}$ per token $t$; BatchNorm: a mean per feature $i$",
+               "LayerNorm: $\\mu_t = \\frac{1}{d} \\sum_i x_{ti}$ per token $t$; BatchNorm: a mean per feature $i$",
                f"Here there are {tokens} tokens and {d} features."],
     )
 
@@ -466,8 +470,8 @@ def bert_gpt(chain: SeedChain) -> Draft:
              "Decoder-only (no cross-attention), causal LM: position $t$ predicts token $t+1$, with a lower-triangular "
              "mask so no position sees the future. The loss is taken at every position."),
         Step("Key facts",
-             "- BERT: encoder-only, bidirectional, MLM 15% with 80/10/10, NSP in the original\n"
-             "- GPT: decoder-only, causal mask, next-token prediction at every position"),
+             "BERT: encoder-only, bidirectional, MLM 15% with 80/10/10, NSP in the original; "
+             "GPT: decoder-only, causal mask, next-token prediction at every position."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -554,9 +558,9 @@ def architectures(chain: SeedChain) -> Draft:
              f"With a source of {m} tokens and a target of {t}, a cross-attention head's weights are "
              f"${t} \\times {m}$ (queries × keys)."),
         Step("Key facts",
-             "- cross-attention: only in the decoder of an encoder–decoder model\n"
-             "- causal masks: decoder-only models and the decoder of encoder–decoder models\n"
-             "- BERT: classification; GPT: generation; T5 / original Transformer: sequence to sequence"),
+             "Cross-attention: only in the decoder of an encoder–decoder model; "
+             "causal masks: decoder-only models and the decoder of encoder–decoder models; "
+             "BERT: classification; GPT: generation; T5 / original Transformer: sequence to sequence."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -629,7 +633,7 @@ def why_sqrt_dk(chain: SeedChain) -> Draft:
     ]
     solution = [
         Step("Variance of the dot product",
-             f"$q \\cdot k = \\sum_{{i=1}}^{{d_k}} q_i k_i$. Each term has mean $E[q_i]E[k_i] = 0$ and variance "
+             f"$q \\cdot k$ is the sum of the $d_k$ products $q_i k_i$. Each term has mean $E[q_i]E[k_i] = 0$ and variance "
              f"$E[q_i^2]E[k_i^2] = 1$; the {d_k} terms are independent, so $\\operatorname{{Var}}(q \\cdot k) = d_k = {d_k}$ "
              f"and the standard deviation is $\\sqrt{{d_k}} {approx} {root}$."),
         Step("Why that hurts",
@@ -639,9 +643,9 @@ def why_sqrt_dk(chain: SeedChain) -> Draft:
              "$\\operatorname{Var}(q \\cdot k / \\sqrt{d_k}) = d_k / d_k = 1$ for every head width. The factor is a "
              "fixed constant, it keeps the order of the scores, and it is $\\sqrt{d_k}$, not $d_k$."),
         Step("Key facts",
-             "- $E[q \\cdot k] = 0$, $\\operatorname{Var}(q \\cdot k) = d_k$\n"
-             "- unscaled large scores saturate the softmax: vanishing gradients\n"
-             "- dividing by $\\sqrt{d_k}$ restores unit variance; not learned, not about overflow"),
+             "$E[q \\cdot k] = 0$, $\\operatorname{Var}(q \\cdot k) = d_k$; "
+             "unscaled large scores saturate the softmax: vanishing gradients; "
+             "dividing by $\\sqrt{d_k}$ restores unit variance; not learned, not about overflow."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -728,14 +732,14 @@ def mqa_gqa(chain: SeedChain) -> Draft:
              f"$2 \\cdot h \\cdot d_{{head}}$: {g} times less. Decoding is memory-bound, so reading {g} times fewer "
              "bytes per step speeds it up. The score FLOPs do not change."),
         Step("Key facts",
-             "- query heads are not reduced; only key/value heads\n"
-             "- KV cache and its bandwidth shrink by $h / h_{kv}$\n"
-             "- GQA spans MHA ($h_{kv} = h$) to MQA ($h_{kv} = 1$); LLaMA 2 70B: 64 query heads, 8 KV heads"),
+             "Only the key/value heads are reduced, never the query heads. The KV cache and the bandwidth to read it "
+             "shrink by $h / h_{kv}$. GQA spans MHA ($h_{kv} = h$) to MQA ($h_{kv} = 1$). LLaMA 2 70B has 64 query "
+             "heads and 8 KV heads."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
         hints=["Only keys and values are shared; every query head stays.",
-               "KV cache $\\propto 2 \\cdot L \\cdot n \\cdot h_{kv} \\cdot d_{head}$",
+               "KV cache $= 2 \\cdot L \\cdot n \\cdot h_{kv} \\cdot d_{head}$ values ($L$ layers, $n$ tokens)",
                f"$h / h_{{kv}} = {h} / {h_kv} = {g}$"],
     )
 
@@ -788,7 +792,7 @@ def flash_attention(chain: SeedChain) -> Draft:
         _f("It skips query–key pairs whose weights are small, computing attention only on the largest entries.",
            "no pair is skipped: every query is scored against every key, block by block",
            "flash-sparse"),
-        _f("It projects the keys and values to a lower dimension $r \\ll n$ along the sequence axis.",
+        _f("It projects the keys and values to a lower dimension $r$, much smaller than $n$, along the sequence axis.",
            "that is a low-rank method such as Linformer; FlashAttention uses the full keys and values",
            "flash-low-rank"),
         _f(f"Its memory is still ${_O('n^2')}$, because the softmax of a row needs all the scores of that row at once.",
@@ -812,9 +816,9 @@ def flash_attention(chain: SeedChain) -> Draft:
              "Only the output and the per-row softmax statistics are kept; the weights are recomputed block by block. "
              "That adds FLOPs but removes the $n^2$ reads and writes, so it is faster overall."),
         Step("Key facts",
-             f"- exact (same result up to rounding), not sparse, not low-rank\n"
-             f"- FLOPs still ${_O('n^2 d')}$; the gain is IO (HBM traffic)\n"
-             "- memory linear in $n$; recomputation in the backward pass"),
+             "Exact (the same result up to rounding), neither sparse nor low-rank. "
+             f"The FLOPs stay ${_O('n^2 d')}$; the gain is in IO (HBM traffic). "
+             "Extra memory is linear in $n$, with recomputation in the backward pass."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -858,8 +862,8 @@ def scaling_effect(chain: SeedChain) -> Draft:
            "smaller logit gaps give smaller ratios between the exponentials, so the weights even out"),
         _t(f"Adding the constant {c} to all four scores would leave the (scaled or unscaled) weights unchanged.",
            "the common factor e^c cancels between the numerator and the normalizing sum"),
-        _t("When the components of $q$ and $k$ have unit variance, dividing by $\\sqrt{d_k}$ keeps the scores' "
-           "variance near 1 whatever the head width.",
+        _t("When the components of $q$ and $k$ are independent with mean 0 and variance 1, dividing by "
+           "$\\sqrt{d_k}$ gives the scores variance 1 whatever the head width.",
            "the unscaled dot product has variance d_k, and dividing by √d_k divides the variance by d_k"),
         _t(f"The ranking of the four keys by weight is the same with and without the scaling, key {low} getting the "
            "smallest weight in both.",
@@ -883,8 +887,8 @@ def scaling_effect(chain: SeedChain) -> Draft:
         _f(f"Dividing logits by a temperature $T > 1$ (here $T = {root}$) pushes the softmax towards a one-hot vector.",
            "a temperature above 1 flattens the distribution; T below 1 sharpens it",
            "temperature-backwards"),
-        _f(f"After the division by $\\sqrt{{d_k}} = {root}$, unit-variance queries and keys give scores of variance "
-           f"$1/d_k = 1/{d_k}$.",
+        _f(f"When the components of $q$ and $k$ are independent with mean 0 and variance 1, the scores after the "
+           f"division by $\\sqrt{{d_k}} = {root}$ have variance $1/d_k = 1/{d_k}$.",
            "dividing the variance d_k by (√d_k)² = d_k gives 1, not 1/d_k; 1/d_k would need a division by d_k",
            "variance-over-scaled"),
     ]
@@ -903,9 +907,9 @@ def scaling_effect(chain: SeedChain) -> Draft:
              "With unit-variance components, $\\operatorname{Var}(q \\cdot k) = d_k$; dividing by $\\sqrt{d_k}$ brings it "
              "to 1, keeping the softmax out of its saturated, near one-hot region."),
         Step("Key facts",
-             "- scaling keeps the argmax and the ranking, and flattens the weights ($T = \\sqrt{d_k}$)\n"
-             "- softmax: invariant to adding a constant, not to multiplying by one\n"
-             "- summing to 1 is the softmax's doing"),
+             "Scaling keeps the argmax and the ranking, and flattens the weights ($T = \\sqrt{d_k}$); "
+             "softmax: invariant to adding a constant, not to multiplying by one; "
+             "summing to 1 is the softmax's doing."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
@@ -922,16 +926,18 @@ def scaling_effect(chain: SeedChain) -> Draft:
 def masked_positions(chain: SeedChain) -> Draft:
     s = chain.stream("params")
     n = s.integer(4, 8)
-    i = s.integer(2, n)                                     # a query row, 1-based
-    pad = s.integer(1, 2)                                   # trailing padded positions of a second sequence
+    pad = s.integer(1, 2)                                   # trailing padded positions of one sequence (framing 1)
+    i = s.integer(2, n - pad)                               # a query row, 1-based, never a padded position
     framing = s.integer(0, 1)
     kept, total, strict = n * (n + 1) // 2, n * n, n * (n - 1) // 2
     lead = [
         f"A decoder attends over $n = {n}$ positions with a causal mask, implemented by adding a mask matrix $M$ to "
         "the scores before the softmax: $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
-        f"A batch holds sequences of $n = {n}$ positions; the last {pad} position{'s' if pad > 1 else ''} of one "
-        "sequence are padding. Attention masks are built as an additive matrix $M$ in "
-        "$\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$, with a causal mask where the model is a decoder.",
+        f"A decoder is trained on a batch of sequences of $n = {n}$ positions; "
+        + ("the last position of one sequence is padding. " if pad == 1
+           else f"the last {pad} positions of one sequence are padding. ")
+        + "Its attention combines a causal mask with a padding mask, both added to the scores as a matrix $M$ in "
+        "$\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
     ][framing]
     prompt = f"{lead} Queries index the rows and keys the columns, from 1 to {n}. {MCQ_ASK}"
     statements = [
@@ -988,9 +994,9 @@ def masked_positions(chain: SeedChain) -> Draft:
         Step("Padding mask",
              "Padding is masked as keys: the padded columns are $-\\infty$ in every row, so no query attends to them."),
         Step("Key facts",
-             "- mask before the softmax with $-\\infty$; rows renormalize to 1\n"
-             "- causal: lower-triangular including the diagonal\n"
-             "- padding: mask the key columns"),
+             "Mask before the softmax with $-\\infty$; rows renormalize to 1; "
+             "causal: lower-triangular including the diagonal; "
+             "padding: mask the key columns."),
     ]
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
