@@ -258,3 +258,27 @@ def test_solutions_show_formula_numbers_and_result():
     count = q.solution[-1]
     assert "4·d_model²" in count.text and "4·1280²" in count.text and "6,553,600" in count.text
     assert "4 \\cdot d_{model}^{2}" in count.md and "4 \\cdot 1280^{2}" in count.md
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_GRADED = [registry.question(qid) for qid in ("params.projections-7f3a", "attention.weight-7f3a",
+                                              "memory.kv_cache-1234", "dims.shapes-002a", "flops.training-00ff")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=80), which=st.integers(0, len(_GRADED) - 1))
+def test_grading_arbitrary_text_never_crashes(text, which):
+    try:
+        verdict = grade(_GRADED[which], text)
+    except answers.AnswerError as e:
+        assert "\n" not in str(e)
+    else:
+        assert isinstance(verdict.correct, bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 0xFFFF), template=st.sampled_from([t for t in TEMPLATES if t.kind == "NAT"]))
+def test_the_key_as_printed_is_accepted_for_any_seed(seed, template):
+    q = template.question(seed)
+    assert grade(q, answers.format_number(q.answer, q.decimals)).correct, q.id
