@@ -50,6 +50,8 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
             out["correct"] = [LETTERS[i] for i in sorted(question.correct)]
         out["solution"] = [_step_json(s) for s in question.solution]
         out["misconceptions"] = [{"tag": m.tag, "label": m.label, "feedback": m.feedback} for m in question.misconceptions]
+        if any(o.why for o in question.options):
+            out["option_reasons"] = {LETTERS[i]: o.why for i, o in enumerate(question.options) if o.why}
     return out
 
 
@@ -83,4 +85,9 @@ def question_markdown(question: Question, with_answer: bool = True) -> str:
                                                         if question.kind == "NAT" else ""), "", "**Solution.**", ""]
         lines += [f"{n}. {_step_markdown(s)}" for n, s in enumerate(question.solution, 1)]
         lines.append("")
+        reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
+        if reasons:
+            lines += ["**Why each option is right or wrong.**", ""]
+            lines += [f"- ({LETTERS[i]}) {'✓' if o.correct else '✗'} {o.why}" for i, o in reasons]
+            lines.append("")
     return "\n".join(lines)

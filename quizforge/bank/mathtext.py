@@ -20,7 +20,7 @@ _SYMBOLS = {
     r"\,": " ", r"\;": " ", r"\!": "", r"\{": "{", r"\}": "}", r"\%": "%", r"\log": "log",
     r"\ln": "ln", r"\exp": "exp", r"\sin": "sin", r"\cos": "cos", r"\max": "max", r"\min": "min",
     r"\mid": "|", r"\lfloor": "⌊", r"\rfloor": "⌋", r"\lceil": "⌈", r"\rceil": "⌉",
-    r"\left": "", r"\right": "", r"\Rightarrow": "⇒", r"\implies": "⇒", r"\odot": "⊙",
+    r"\propto": "∝", r"\ll": "≪", r"\gg": "≫", r"\sim": "~", r"\left": "", r"\right": "", r"\Rightarrow": "⇒", r"\implies": "⇒", r"\odot": "⊙",
 }
 _WRAPPERS = ("text", "mathrm", "operatorname", "mathbf", "mathit", "mathcal", "textrm", "boldsymbol", "mathbb")
 _BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}

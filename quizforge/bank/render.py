@@ -62,6 +62,13 @@ def solution_view(question: Question) -> Group:
         else:
             body = step.text if step.text is not None else markdown_to_terminal(step.md)
             parts.append(Text.assemble((f"{n}. {markdown_to_terminal(step.title)}: ", "bold"), body))
+    reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
+    if reasons:
+        table = Table.grid(padding=(0, 1))
+        for i, option in reasons:
+            mark = Text("✓", style="green") if option.correct else Text("✗", style="red")
+            table.add_row(Text(f"({LETTERS[i]})", style="bold"), mark, _md(option.why))
+        parts += [Text("Why each option is right or wrong:", style="bold"), table]
     from quizforge.bank.export import accepted_text
 
     answer = Text.assemble(("Answer: ", "bold green"), markdown_to_terminal(question.answer_md))

@@ -162,7 +162,7 @@ def _statement_options(kind: str, statements: list[Statement], chain: SeedChain)
     if len(picked) < N_OPTIONS:
         raise RuntimeError("not enough statements for four options")
     options = [Option(s.text, s.true, why=s.why,
-                      misconception=Misconception(s.tag, s.tag, s.why) if s.tag and not s.true else None)
+                      misconception=Misconception(s.tag, s.tag.replace("-", " "), s.why) if s.tag and not s.true else None)
                for s in picked]
     return tuple(chain.stream("option-order").shuffled(options))
 
