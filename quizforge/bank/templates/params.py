@@ -293,12 +293,15 @@ def whole_model(chain: SeedChain) -> Draft:
     total = _count(cfg)
     millions = lambda x: f"{x / 1e6:,.1f} M"  # noqa: E731
     layer_cfg = cfg
-    per_layer = 12 * cfg.d_model ** 2
+    per_layer = _count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1))
+    from quizforge.accounting.formulas import param_closed_form
+
+    embeddings = param_closed_form(cfg).numbers()["embeddings"]
     wrong = [
         Misconception("untied-head", "counted the tied head", "the output head is tied to the token embeddings",
                       _count(cfg.with_(tied=False)) if cfg.tied and cfg.arch != "bert" else None),
         Misconception("no-embeddings", "left out the embeddings", "the embedding tables are parameters too",
-                      cfg.n_layers * per_layer),
+                      total - embeddings),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that counts one layer's weights once",
                       total - (cfg.n_layers - 1) * per_layer),
         Misconception("no-bias", "forgot the biases", "that is the count without the bias terms", _count(cfg.with_(bias=False))
@@ -340,7 +343,7 @@ def gpt3_table(chain: SeedChain) -> Draft:
         Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
                       round(4 * L * d * d / 1e9, 2)),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      round((total - (L - 1) * (approx // L)) / 1e9, 2)),
+                      round((total - (L - 1) * (_count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1)))) / 1e9, 2)),
     ]
     return Draft(
         prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {d}$, "
