@@ -113,6 +113,16 @@ def _first(out: Any) -> Any:
     return out[0] if isinstance(out, (tuple, list)) else out
 
 
+def _guard(fn, *args: Any, **kwargs: Any) -> Any:
+    """Run the submission's code; whatever it raises becomes SubmissionError("error"), as from the worker."""
+    try:
+        return fn(*args, **kwargs)
+    except SubmissionError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise SubmissionError("error", str(exc), exc_type=type(exc).__name__) from exc
+
+
 def _with_grad(args: list[Any]) -> list[Any]:
     import torch
 
@@ -127,39 +137,46 @@ class _LocalObject(RemoteObject):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         import torch
 
-        self._obj.eval()
-        with torch.no_grad():
-            return self._obj(*args, **kwargs)
+        def run() -> Any:
+            self._obj.eval()
+            with torch.no_grad():
+                return self._obj(*args, **kwargs)
+
+        return _guard(run)
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        self._obj.load_state_dict(state, strict=strict)
+        _guard(self._obj.load_state_dict, state, strict=strict)
 
     def state_dict(self) -> dict[str, Any]:
-        return {k: v.detach().clone() for k, v in self._obj.state_dict().items()}
+        return _guard(lambda: {k: v.detach().clone() for k, v in self._obj.state_dict().items()})
 
     def parameter_shapes(self) -> dict[str, list[int]]:
-        return {k: list(p.shape) for k, p in self._obj.named_parameters()}
+        return _guard(lambda: {k: list(p.shape) for k, p in self._obj.named_parameters()})
 
     def submodule_types(self) -> dict[str, str]:
-        return {k: f"{type(m).__module__}.{type(m).__qualname__}" for k, m in self._obj.named_modules() if k}
+        return _guard(lambda: {k: f"{type(m).__module__}.{type(m).__qualname__}"
+                               for k, m in self._obj.named_modules() if k})
 
     def attribute(self, name: str) -> Any:
         if not hasattr(self._obj, name):
             raise SubmissionError("missing", f"the object has no attribute {name!r}")
-        return getattr(self._obj, name)
+        return _guard(getattr, self._obj, name)
 
     def backward(self, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
         import torch
 
-        self._obj.train()
-        self._obj.zero_grad(set_to_none=True)
-        inputs = _with_grad(list(args))
-        out = _first(self._obj(*inputs, **(kwargs or {})))
-        out.backward(grad_output)
-        return {
-            "inputs": [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs],
-            "params": {k: (None if p.grad is None else p.grad.clone()) for k, p in self._obj.named_parameters()},
-        }
+        def run() -> dict[str, Any]:
+            self._obj.train()
+            self._obj.zero_grad(set_to_none=True)
+            inputs = _with_grad(list(args))
+            out = _first(self._obj(*inputs, **(kwargs or {})))
+            out.backward(grad_output)
+            return {
+                "inputs": [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs],
+                "params": {k: (None if p.grad is None else p.grad.clone()) for k, p in self._obj.named_parameters()},
+            }
+
+        return _guard(run)
 
 
 class LocalSubmission(Submission):
@@ -186,23 +203,15 @@ class LocalSubmission(Submission):
             raise SubmissionError("missing", f"the submission does not define {name!r}")
         return getattr(self._module, name)
 
-    def _guard(self, fn, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except SubmissionError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise SubmissionError("error", str(exc), exc_type=type(exc).__name__) from exc
-
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._guard(self._get(name), *args, **kwargs)
+        return _guard(self._get(name), *args, **kwargs)
 
     def new(self, class_name: str, *args: Any, **kwargs: Any) -> RemoteObject:
         import torch
 
         cls = self._get(class_name)
         torch.manual_seed(0)
-        return _LocalObject(self._guard(cls, *args, **kwargs))
+        return _LocalObject(_guard(cls, *args, **kwargs))
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         import torch
@@ -214,7 +223,7 @@ class LocalSubmission(Submission):
             _first(fn(*inputs, **(kwargs or {}))).backward(grad_output)
             return [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs]
 
-        return self._guard(run)
+        return _guard(run)
 
     def has(self, name: str) -> bool:
         return hasattr(self._module, name)
