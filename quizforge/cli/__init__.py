@@ -55,3 +55,5 @@ def main(argv: list[str] | None = None) -> None:
 # Register the command groups (each module imports only click at load time).
 from quizforge.cli import bank as _bank  # noqa: E402,F401
 from quizforge.cli import calc as _calc  # noqa: E402,F401
+from quizforge.cli import challenges as _challenges  # noqa: E402,F401
+from quizforge.cli import grade as _grade  # noqa: E402,F401

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -35,6 +36,7 @@ class SuiteResult:
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
     output: str = ""     # grading-level messages (e.g. a syntax error), shown once
+    sandbox: dict = field(default_factory=dict)  # how the isolated run went: workers, timings, notes
 
     @property
     def score(self) -> float:
@@ -62,9 +64,15 @@ def _failure_message(report: pytest.TestReport) -> str:
 class _Plugin:
     """Provides the `submission` fixture and collects each test's outcome."""
 
-    def __init__(self, challenge: Challenge, submission: Submission):
+    def __init__(self, challenge: Challenge, submission: Submission | None, deadline: float | None = None,
+                 limit_message: str = "timed out (suite limit)", prepare: Callable[[], str | None] | None = None):
         self.challenge = challenge
         self.submission = submission
+        self.deadline = deadline
+        self.limit_message = limit_message
+        self.prepare = prepare
+        self.failure: str | None = None          # from prepare: every test fails with it
+        self.error: BaseException | None = None  # raised by prepare: re-raised once pytest is done
         self.results: dict[str, TestResult] = {}
         self.collected: list[str] = []
 
@@ -72,8 +80,30 @@ class _Plugin:
     def submission_fixture(self) -> Submission:
         return self.submission
 
+    def pytest_configure(self, config) -> None:
+        # Only the failing line is shown to students; pytest's source-level tracebacks
+        # cost about a third of the judge's time.
+        config.option.tbstyle = "native"
+
     def pytest_collection_modifyitems(self, items) -> None:
         self.collected = [item.name for item in items]
+
+    def pytest_collection_finish(self, session) -> None:
+        # Collection done: now the submission may be needed (a worker started earlier has been
+        # importing torch meanwhile).
+        if self.prepare is not None:
+            try:
+                self.failure = self.prepare()
+            except BaseException as exc:  # noqa: BLE001 - pytest would swallow it; run_suite re-raises
+                self.error = exc
+                session.shouldstop = "the submission could not be prepared"
+
+    def pytest_runtest_setup(self, item) -> None:
+        if self.failure is not None:
+            pytest.fail(self.failure, pytrace=False)
+        # Past the suite's deadline, the remaining tests fail without running.
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            pytest.fail(self.limit_message, pytrace=False)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         name = report.nodeid.split("::")[-1]
@@ -91,18 +121,35 @@ class _Plugin:
                                                 report.duration)
 
 
-def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str] | None = None) -> SuiteResult:
-    """Run the hidden suite against `submission`; every collected test gets a result."""
-    plugin = _Plugin(challenge, submission)
-    start = time.perf_counter()
-    args = [str(p) for p in challenge.suite_files] + [
-        "-p", "no:terminal", "-p", "no:cacheprovider", "--noconftest", "--import-mode=importlib",
+def _pytest_args(challenge: Challenge) -> list[str]:
+    return [str(p) for p in challenge.suite_files] + [
+        "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "--noconftest", "--import-mode=importlib",
         "-c", str(Path(__file__).resolve().parent.parent / "challenges" / "pytest.ini"), "--rootdir", str(challenge.folder),
         "-o", "addopts=", "-W", "ignore::pytest.PytestConfigWarning",
-        *(extra_args or []),
     ]
-    pytest.main(args, plugins=[plugin])
-    result = SuiteResult(challenge.id, duration=time.perf_counter() - start)
+
+
+def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str] | None = None, *,
+              deadline: float | None = None, time_limit: float | None = None,
+              prepare: Callable[[], str | None] | None = None) -> SuiteResult:
+    """Run the hidden suite against `submission`; every collected test gets a result.
+
+    `deadline` (time.monotonic()) or `time_limit` (seconds from now) bounds the whole
+    suite: once past it, the tests not yet run fail with "timed out (suite limit ...)".
+    `prepare` runs once the tests are collected; if it returns a message, every test
+    fails with it (e.g. the submission could not be imported); what it raises is re-raised.
+    """
+    start = time.perf_counter()
+    if deadline is None and time_limit is not None:
+        deadline = time.monotonic() + time_limit
+    total = time_limit if time_limit is not None else challenge.total_timeout
+    plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare)
+    exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
+    if plugin.error is not None:
+        raise plugin.error
+    if exit_code == pytest.ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt  # pytest turned Ctrl-C into a partial run; the caller must stop
+    result = SuiteResult(challenge.id, duration=time.perf_counter() - start, output=plugin.failure or "")
     for name in plugin.collected:
         # An expected test with no result counts as failed.
         result.tests.append(plugin.results.get(
@@ -110,4 +157,15 @@ def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str
     return result
 
 
-__all__ = ["SuiteResult", "TestResult", "run_suite", "SubmissionError"]
+def failed_suite(challenge: Challenge, message: str) -> SuiteResult:
+    """Every test of the suite failed with one message, without running any (e.g. a syntax error)."""
+    start = time.perf_counter()
+    plugin = _Plugin(challenge, None)
+    pytest.main(_pytest_args(challenge) + ["--collect-only"], plugins=[plugin])
+    result = SuiteResult(challenge.id, duration=time.perf_counter() - start, output=message)
+    one_line = _short(message)
+    result.tests = [TestResult(name, "failed", 0.0, challenge.weight(name), one_line) for name in plugin.collected]
+    return result
+
+
+__all__ = ["SuiteResult", "TestResult", "failed_suite", "run_suite", "SubmissionError"]

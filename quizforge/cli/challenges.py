@@ -1,0 +1,91 @@
+"""`quiz challenges`: list the coding challenges, and start one in a folder of your own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from quizforge.cli import cli, emit_json
+from quizforge.errors import InputError
+
+STARTER_FILES = ("README.md", "starter.py", "test_public.py")
+
+
+def exercises_folder() -> Path:
+    """The public exercises: `exercises/` at the repository root, next to the package, as
+    in the editable install the README sets up. The only place that knows where it is."""
+    import quizforge
+
+    folder = Path(quizforge.__file__).resolve().parent.parent / "exercises"
+    if not folder.is_dir():
+        raise InputError(f"the exercises folder is not at {folder}; `quiz challenges start` needs the "
+                         "source checkout installed with `pip install -e .`")
+    return folder
+
+
+@cli.group()
+def challenges() -> None:
+    """Coding challenges that `quiz grade` grades."""
+
+
+@challenges.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def challenges_list(as_json: bool) -> None:
+    """List the coding challenges."""
+    from quizforge.challenges import challenge_ids, load_challenge
+
+    rows = []
+    for cid in challenge_ids():
+        ch = load_challenge(cid)
+        rows.append({"id": ch.id, "title": ch.title, "names": list(ch.names), "forbidden": list(ch.forbidden),
+                     "call_timeout": ch.call_timeout, "total_timeout": ch.total_timeout})
+    if as_json:
+        emit_json(rows)
+        return
+    from rich.table import Table
+
+    from quizforge import render
+
+    table = Table(title="coding challenges", title_justify="left")
+    for column in ("id", "title", "define"):
+        table.add_column(column, no_wrap=column == "id")
+    for row in rows:
+        table.add_row(row["id"], row["title"], ", ".join(row["names"]))
+    render.console().print(table)
+    click.echo("Start one with `quiz challenges start ID`, grade it with `quiz grade FILE --challenge ID`.")
+
+
+@challenges.command("start")
+@click.argument("challenge_id", metavar="ID")
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
+def challenges_start(challenge_id: str, directory: Path | None) -> None:
+    """Copy a challenge's README.md, starter.py and test_public.py into DIRECTORY (default ./ID).
+
+    Existing files are never overwritten.
+    """
+    from quizforge.challenges import load_challenge
+
+    load_challenge(challenge_id)  # unknown ids get the list of known ones
+    source = exercises_folder() / challenge_id
+    missing = [name for name in STARTER_FILES if not (source / name).is_file()]
+    if missing:
+        raise InputError(f"the exercise {challenge_id} has no {', '.join(missing)} in {source}")
+    target = directory if directory is not None else Path(challenge_id)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{target} exists and is not a folder")
+    clashes = [str(target / name) for name in STARTER_FILES if (target / name).exists()]
+    if clashes:
+        raise InputError(f"{', '.join(clashes)} already exists; not overwriting (choose another folder)")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name in STARTER_FILES:
+            (target / name).write_bytes((source / name).read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot write into {target}: {exc.strerror}") from None
+    click.echo(f"Copied {', '.join(STARTER_FILES)} into {target}/")
+    click.echo("Next:")
+    click.echo(f"  cd {target}")
+    click.echo("  # read README.md, then write your solution in starter.py")
+    click.echo("  python -m pytest test_public.py")
+    click.echo(f"  quiz grade starter.py --challenge {challenge_id}")

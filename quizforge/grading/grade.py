@@ -1,0 +1,114 @@
+"""`grade()`: one submission file against one challenge, start to finish.
+
+In order, each step able to end the grading with every test failed and one line
+saying why: the file (missing, unreadable or too large is the user's mistake:
+InputError), parsing (a syntax error, with its line), the static forbidden-API
+check, the names the challenge requires, importing the submission in a sandboxed
+worker (an error, an exit or a hang at import), and finally the hidden suite. The
+worker's whole process tree and its scratch folder are gone when this returns,
+whatever happened, Ctrl-C included.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from pathlib import Path
+
+from quizforge.challenges import Challenge, load_challenge
+from quizforge.errors import InputError
+from quizforge.grading import forbidden
+from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
+from quizforge.grading.limits import DEFAULT_MEMORY, SUBMISSION_BYTES, Limits, format_size, parse_size
+from quizforge.grading.sandbox import SandboxPolicy
+from quizforge.grading.submission import SubmissionError
+
+
+def read_submission(path: str | Path) -> bytes:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputError(f"{path}: not a file")
+    try:
+        size = path.stat().st_size
+        if size > SUBMISSION_BYTES:
+            raise InputError(f"{path} is {format_size(size)}; a submission may be at most {format_size(SUBMISSION_BYTES)}")
+        return path.read_bytes()
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def parse(source: bytes) -> tuple[ast.Module | None, str]:
+    """The AST, or None and one line naming the problem and where."""
+    try:
+        return ast.parse(source, filename="submission.py"), ""
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        return None, f"syntax error: {exc.msg}{where}"
+    except ValueError as exc:  # null bytes, undecodable text
+        return None, f"the submission cannot be read as Python source: {exc}"
+    except (RecursionError, MemoryError):
+        return None, "the submission is nested too deeply to be parsed"
+
+
+def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
+          time_limit: float | None = None, policy: SandboxPolicy | None = None) -> SuiteResult:
+    """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
+    anything wrong with the submission itself is a result, never an exception."""
+    from quizforge.grading.isolated import IsolatedSubmission
+
+    challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
+    call_seconds = challenge.call_timeout if time_limit is None else min(challenge.call_timeout, time_limit)
+    limits = Limits(memory=parse_size(memory_limit), call_seconds=call_seconds,
+                    total_seconds=challenge.total_timeout if time_limit is None else time_limit)
+    source = read_submission(path)
+    started = time.perf_counter()
+
+    tree, problem = parse(source)
+    if tree is not None:
+        violations = forbidden.check_source(tree, challenge.forbidden)
+        if violations:
+            more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+            problem = violations[0].describe() + more
+    if tree is not None and not problem:
+        defined = forbidden.top_level_names(tree)
+        missing = [n for n in challenge.names if defined is not None and n not in defined]
+        if missing:
+            problem = (f"the submission does not define {', '.join(missing)} at the top level "
+                       f"(this challenge needs {', '.join(challenge.names)})")
+    if problem:
+        return _finish(failed_suite(challenge, problem), started)
+
+    deadline = time.monotonic() + limits.total_seconds
+    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline,
+                                    policy=policy, hide=[challenge.folder])
+
+    def import_submission() -> str | None:
+        try:
+            submission.start()
+        except SubmissionError as exc:
+            return str(exc)  # an error, exit or hang at import: every test fails with it
+        return None
+
+    try:
+        submission.prelaunch()  # the worker imports torch while the judge collects the suite
+        result = run_suite(challenge, submission, deadline=deadline, time_limit=limits.total_seconds,
+                           prepare=import_submission)
+    finally:
+        submission.close()
+    result.output = "\n\n".join(part for part in (result.output, submission.output.summary()) if part)
+    result.sandbox = {
+        "workers": submission.starts, "namespaces": list(submission.info.namespaces),
+        "worker_uid": submission.info.uid, "hidden": list(submission.info.hidden),
+        "notes": list(submission.info.notes), "startup_seconds": submission.startup_seconds,
+        "torch_import_seconds": submission.torch_import_seconds,
+    }
+    return _finish(result, started)
+
+
+def _finish(result: SuiteResult, started: float) -> SuiteResult:
+    result.duration = time.perf_counter() - started
+    return result

@@ -1,0 +1,183 @@
+"""`IsolatedSubmission`: the submission fixture backed by a sandboxed worker.
+
+Every request goes to the worker under the per-call limit, capped by what is left of
+the suite's. When a request kills the worker (timeout, memory, crash, garbage on the
+pipe) that request fails and the next one starts a fresh worker, which imports the
+submission again. Objects live in the worker; a handle from before a restart raises
+SubmissionError("crash") instead of silently talking to a new object. After a second
+restart a spare worker is kept warming up, so a submission that keeps killing workers
+does not pay a torch import per test.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from quizforge.grading.limits import STARTUP_SECONDS, Limits
+from quizforge.grading.output import CapturedOutput
+from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
+from quizforge.grading.submission import RemoteObject, Submission, SubmissionError
+
+
+class _IsolatedObject(RemoteObject):
+    def __init__(self, owner: "IsolatedSubmission", generation: int, oid: int):
+        self._owner = owner
+        self._generation = generation
+        self._oid = oid
+
+    def _ask(self, op: str, **fields: Any) -> Any:
+        return self._owner._request(op, generation=self._generation, obj=self._oid, **fields)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._ask("forward", args=list(args), kwargs=kwargs)
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        self._ask("load_state_dict", state=dict(state), strict=bool(strict))
+
+    def state_dict(self) -> dict[str, Any]:
+        return self._ask("state_dict")
+
+    def parameter_shapes(self) -> dict[str, list[int]]:
+        return self._ask("parameter_shapes")
+
+    def submodule_types(self) -> dict[str, str]:
+        return self._ask("submodule_types")
+
+    def attribute(self, name: str) -> Any:
+        return self._ask("attribute", name=name)
+
+    def backward(self, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self._ask("backward", args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
+
+
+class IsolatedSubmission(Submission):
+    def __init__(self, source: bytes, limits: Limits, forbidden: tuple[str, ...] = (), *,
+                 deadline: float | None = None, policy: SandboxPolicy | None = None,
+                 hide: list[Path] | None = None):
+        self.source = source
+        self.limits = limits
+        self.forbidden = tuple(forbidden)
+        self.deadline = deadline
+        self.policy = policy
+        self.hide = hide or []
+        self.output = CapturedOutput()
+        self.starts = 0                          # workers started, restarts included
+        self.startup_seconds: list[float] = []   # until the worker's hello, as the judge measured it
+        self.torch_import_seconds: list[float] = []  # inside each worker, as it reported
+        self.info = SandboxInfo()
+        self._sandbox: Sandbox | None = None
+        self._spare: Sandbox | None = None
+        self._generation = 0
+
+    # --- the worker's lifetime ---------------------------------------------------
+
+    def _suite_message(self) -> str:
+        return f"timed out (suite limit of {self.limits.total_seconds:g} s)"
+
+    def _call_deadline(self) -> tuple[float, str]:
+        end = time.monotonic() + self.limits.call_seconds
+        if self.deadline is not None and self.deadline < end:
+            return self.deadline, self._suite_message()
+        return end, f"timed out after {self.limits.call_seconds:g} s (per-call limit)"
+
+    def prelaunch(self) -> None:
+        """Start the first worker without waiting: it imports torch while the judge collects."""
+        if self._spare is None and self._sandbox is None:
+            self._spare = self._launch()
+
+    def start(self) -> None:
+        """Have a worker ready with the submission imported. SubmissionError if the import fails."""
+        self._worker()
+
+    def _worker(self) -> Sandbox:
+        if self._sandbox is not None and self._sandbox.alive:
+            return self._sandbox
+        self._discard()
+        now = time.monotonic()
+        if self.deadline is not None and now >= self.deadline:
+            raise SubmissionError("timeout", self._suite_message())
+        self._generation += 1
+        self.starts += 1
+        sandbox, self._spare = self._spare or self._launch(), None
+        self._sandbox = sandbox
+        if self.starts >= 3:
+            # A submission that has killed two workers will likely kill more: keep a spare
+            # importing torch meanwhile, so the next restart costs no startup.
+            self._spare = self._launch()
+        startup_deadline = now + STARTUP_SECONDS
+        try:
+            sandbox.wait_ready(min(startup_deadline, self.deadline or startup_deadline))
+        except StartupTimeout:
+            self._discard()
+            if self.deadline is not None and self.deadline < startup_deadline:
+                raise SubmissionError("timeout", self._suite_message()) from None
+            raise
+        except BaseException:
+            self._discard()
+            raise
+        self.info = sandbox.info
+        self.startup_seconds.append(time.monotonic() - now)
+        self.torch_import_seconds.append(sandbox.torch_import_seconds)
+        deadline, message = self._call_deadline()
+        try:
+            sandbox.request({"op": "load"}, deadline, f"importing the submission {message}",
+                            during="while being imported")
+        except SubmissionError as exc:
+            self._discard()
+            raise SubmissionError(exc.kind, f"the submission could not be imported: {exc}") from None
+        return sandbox
+
+    def _launch(self) -> Sandbox:
+        sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy, self.hide)
+        try:
+            sandbox.launch()
+        except BaseException:
+            sandbox.kill()
+            raise
+        return sandbox
+
+    def _discard(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.kill()
+            self._sandbox = None
+
+    def _request(self, op: str, generation: int | None = None, **fields: Any) -> Any:
+        if generation is not None and (generation != self._generation or self._sandbox is None):
+            raise SubmissionError("crash", "this object was lost when the worker was restarted after an earlier failure")
+        sandbox = self._worker()
+        deadline, message = self._call_deadline()
+        try:
+            return sandbox.request({"op": op, **fields}, deadline, message)
+        finally:
+            if not sandbox.alive:
+                self._discard()
+
+    # --- the Submission interface ------------------------------------------------
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self._request("call", name=name, args=list(args), kwargs=kwargs)
+
+    def new(self, class_name: str, *args: Any, **kwargs: Any) -> RemoteObject:
+        oid = self._request("new", name=class_name, args=list(args), kwargs=kwargs)
+        if type(oid) is not int:
+            self._discard()
+            raise SubmissionError("protocol", "the worker answered a construction with something else")
+        return _IsolatedObject(self, self._generation, oid)
+
+    def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
+        return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
+
+    def has(self, name: str) -> bool:
+        answer = self._request("has", name=name)
+        if type(answer) is not bool:
+            self._discard()
+            raise SubmissionError("protocol", "the worker answered has() with something else")
+        return answer
+
+    def close(self) -> None:
+        self._discard()
+        if self._spare is not None:
+            self._spare.kill()
+            self._spare = None

@@ -1,0 +1,98 @@
+"""A graded suite as a rich table, as Gradescope's results.json, or as JUnit XML.
+
+Messages and output come partly from the submission (exception texts, prints), so
+every renderer strips control characters, and the table never reads them as markup.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from quizforge.grading.judge import SuiteResult
+
+# Characters XML 1.0 cannot hold, plus the C0/C1 controls that would drive a terminal.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def clean(text: str) -> str:
+    return _UNPRINTABLE.sub("?", text)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def gradescope(result: SuiteResult) -> dict[str, Any]:
+    """The fields of Gradescope's results.json (autograder specification)."""
+    return {
+        "score": result.score,
+        "max_score": result.max_score,
+        "execution_time": round(result.duration, 3),
+        "output": clean(result.output),
+        "tests": [
+            {
+                "name": test.name,
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": "passed" if test.status == "passed" else "failed",
+                "output": clean(test.message) if test.status != "skipped" else clean(f"skipped: {test.message}"),
+                "visibility": "visible",
+            }
+            for test in result.tests
+        ],
+    }
+
+
+def junit(result: SuiteResult) -> str:
+    """A JUnit XML <testsuite>, one <testcase> per test, a <failure> for each failed one."""
+    failures = sum(t.status == "failed" for t in result.tests)
+    skipped = sum(t.status == "skipped" for t in result.tests)
+    suite = ET.Element("testsuite", {
+        "name": f"quizforge.{result.challenge}", "tests": str(len(result.tests)), "failures": str(failures),
+        "errors": "0", "skipped": str(skipped), "time": f"{result.duration:.3f}",
+    })
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
+    ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
+    for test in result.tests:
+        case = ET.SubElement(suite, "testcase", {
+            "classname": f"quizforge.{result.challenge}", "name": clean(test.name), "time": f"{test.duration:.3f}",
+        })
+        if test.status == "failed":
+            failure = ET.SubElement(case, "failure", {"message": clean(test.message), "type": "failed"})
+            failure.text = clean(test.message)
+        elif test.status == "skipped":
+            ET.SubElement(case, "skipped", {"message": clean(test.message)})
+    if result.output:
+        ET.SubElement(suite, "system-out").text = clean(result.output)
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def table(result: SuiteResult):
+    """A rich renderable: one row per test and a total line, then the grading's output."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    view = Table(title=f"quiz grade: {result.challenge}", title_justify="left")
+    view.add_column("test", overflow="fold")
+    view.add_column("points", justify="right")
+    view.add_column("status")
+    view.add_column("message", overflow="fold")
+    styles = {"passed": "green", "failed": "red", "skipped": "yellow"}
+    for test in result.tests:
+        view.add_row(Text(clean(test.name)), f"{_points(test.score)}/{_points(test.max_score)}",
+                     Text(test.status, style=styles.get(test.status, "")), Text(clean(test.message)))
+    view.add_section()
+    passed = sum(t.status == "passed" for t in result.tests)
+    view.add_row(Text("total", style="bold"), Text(f"{_points(result.score)}/{_points(result.max_score)}", style="bold"),
+                 f"{passed}/{len(result.tests)} passed", f"{result.duration:.1f} s")
+    parts: list[Any] = [view]
+    if result.output:
+        parts.append(Text(clean(result.output), style="dim"))
+    for note in result.sandbox.get("notes", []):  # isolation this machine could not give
+        parts.append(Text(f"sandbox: {clean(note)}", style="yellow"))
+    return Group(*parts)

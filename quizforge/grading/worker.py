@@ -1,0 +1,240 @@
+"""The untrusted side: imports the submission and answers the judge's requests.
+
+    python -I -m quizforge.grading.worker CONFIG_JSON
+
+Started by the sandbox (see launcher.py) in a scratch directory that holds only a
+copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
+are a pipe the judge drains and truncates. It imports torch, installs the forbidden
+API traps, says hello, and then serves one request at a time. Everything here runs
+next to untrusted code, so the judge trusts none of it: replies are plain data that
+the judge decodes strictly, and a reply can at worst be wrong, never run code there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+REQUEST_FD = 3
+REPLY_FD = 4
+MESSAGE_CHARS = 1000
+SUBMISSION_MODULE = "submission"
+
+
+class _Missing(Exception):
+    pass
+
+
+def _first(out: Any) -> Any:
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def _backward(out: Any, grad_output: Any) -> None:
+    """out.backward(grad_output). For a matching tensor, through sum(out * grad_output): the
+    same gradients bit for bit (the sum passes ones, times grad_output is grad_output), without
+    the lazy import of sympy that a tensor gradient triggers in torch.autograd, which costs
+    every fresh worker half a second."""
+    import torch
+
+    if (isinstance(out, torch.Tensor) and isinstance(grad_output, torch.Tensor)
+            and out.shape == grad_output.shape and out.dtype == grad_output.dtype):
+        (out * grad_output).sum().backward()
+    else:
+        out.backward(grad_output)
+
+
+class Server:
+    def __init__(self, path: str):
+        self.path = path
+        self.module = None
+        self.objects: dict[int, Any] = {}
+
+    # --- requests --------------------------------------------------------------
+
+    def op_load(self) -> None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(SUBMISSION_MODULE, self.path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[SUBMISSION_MODULE] = module
+        spec.loader.exec_module(module)
+        self.module = module
+
+    def _name(self, name: str) -> Any:
+        if self.module is None or not hasattr(self.module, name):
+            raise _Missing(f"the submission does not define {name!r}")
+        return getattr(self.module, name)
+
+    def _object(self, oid: int) -> Any:
+        if oid not in self.objects:
+            raise _Missing("no such object")
+        return self.objects[oid]
+
+    def op_has(self, name: str) -> bool:
+        return self.module is not None and hasattr(self.module, name)
+
+    def op_call(self, name: str, args: list, kwargs: dict) -> Any:
+        return self._name(name)(*args, **kwargs)
+
+    def op_new(self, name: str, args: list, kwargs: dict) -> int:
+        import torch
+
+        cls = self._name(name)
+        torch.manual_seed(0)
+        obj = cls(*args, **kwargs)
+        oid = len(self.objects) + 1
+        self.objects[oid] = obj
+        return oid
+
+    def op_forward(self, obj: int, args: list, kwargs: dict) -> Any:
+        import torch
+
+        module = self._object(obj)
+        module.eval()
+        with torch.no_grad():
+            return module(*args, **kwargs)
+
+    def op_load_state_dict(self, obj: int, state: dict, strict: bool) -> None:
+        self._object(obj).load_state_dict(state, strict=strict)
+
+    def op_state_dict(self, obj: int) -> dict:
+        return {k: v.detach().clone() for k, v in self._object(obj).state_dict().items()}
+
+    def op_parameter_shapes(self, obj: int) -> dict:
+        return {k: list(p.shape) for k, p in self._object(obj).named_parameters()}
+
+    def op_submodule_types(self, obj: int) -> dict:
+        return {k: f"{type(m).__module__}.{type(m).__qualname__}"
+                for k, m in self._object(obj).named_modules() if k}
+
+    def op_attribute(self, obj: int, name: str) -> Any:
+        target = self._object(obj)
+        if not hasattr(target, name):
+            raise _Missing(f"the object has no attribute {name!r}")
+        return getattr(target, name)
+
+    @staticmethod
+    def _with_grad(args: list) -> list:
+        import torch
+
+        return [a.detach().clone().requires_grad_(True)
+                if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+
+    @staticmethod
+    def _grads(inputs: list) -> list:
+        import torch
+
+        return [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs]
+
+    def op_backward(self, obj: int, args: list, grad_output: Any, kwargs: dict) -> dict:
+        module = self._object(obj)
+        module.train()
+        module.zero_grad(set_to_none=True)
+        inputs = self._with_grad(args)
+        _backward(_first(module(*inputs, **kwargs)), grad_output)
+        return {"inputs": self._grads(inputs),
+                "params": {k: (None if p.grad is None else p.grad.clone()) for k, p in module.named_parameters()}}
+
+    def op_grad(self, name: str, args: list, grad_output: Any, kwargs: dict) -> list:
+        fn = self._name(name)
+        inputs = self._with_grad(args)
+        _backward(_first(fn(*inputs, **kwargs)), grad_output)
+        return self._grads(inputs)
+
+    # --- replies ---------------------------------------------------------------
+
+    def _line(self, tb) -> int | None:
+        line = None
+        for frame, lineno in traceback.walk_tb(tb):
+            if frame.f_code.co_filename == self.path:
+                line = lineno
+        return line
+
+    def error(self, exc: BaseException, during: str) -> dict:
+        from quizforge.grading import forbidden, protocol
+
+        def text(e: BaseException) -> str:
+            try:
+                return str(e)[:MESSAGE_CHARS]
+            except Exception:  # noqa: BLE001 - an exception whose str() fails is still an answer
+                return "<the exception could not be printed>"
+
+        lineno = self._line(exc.__traceback__)
+        if forbidden.HITS:
+            api, where = forbidden.HITS[0]
+            return {"kind": "forbidden", "message": f"{api} is forbidden in this challenge",
+                    "exc_type": None, "lineno": where}
+        if isinstance(exc, SystemExit):
+            code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
+            return {"kind": "crash", "message": f"the submission exited (status {code or 0}) {during}",
+                    "exc_type": None, "lineno": lineno}
+        if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "can't allocate memory" in text(exc)):
+            return {"kind": "memory", "message": "out of memory", "exc_type": type(exc).__name__, "lineno": lineno}
+        if isinstance(exc, _Missing):
+            return {"kind": "missing", "message": text(exc), "exc_type": None, "lineno": None}
+        if isinstance(exc, protocol.EncodeError):
+            return {"kind": "protocol", "message": f"the submission's answer cannot be sent back: {text(exc)}",
+                    "exc_type": None, "lineno": None}
+        return {"kind": "error", "message": text(exc), "exc_type": type(exc).__name__[:100], "lineno": lineno}
+
+    def handle(self, request: dict) -> bytes:
+        from quizforge.grading import forbidden, protocol
+
+        rid = request.get("id")
+        op = request.get("op")
+        forbidden.HITS.clear()
+        during = "while being imported" if op == "load" else "during the call"
+        try:
+            method = getattr(self, f"op_{op}", None)
+            if method is None:
+                raise _Missing(f"unknown request {op!r}")
+            fields = {k: v for k, v in request.items() if k not in ("id", "op")}
+            value = method(**fields)
+            if forbidden.HITS:
+                raise forbidden.ForbiddenCall()  # the submission swallowed a trap's exception
+            return protocol.encode({"id": rid, "ok": True, "value": value})
+        except BaseException as exc:  # noqa: BLE001 - every failure of the submission becomes a reply
+            reply = {"id": rid, "ok": False, **self.error(exc, during)}
+            return protocol.encode(reply)
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    started = time.perf_counter()
+    import torch  # noqa: F401 - loaded before the submission, and before the hello, on the worker's clock
+
+    torch_import_seconds = time.perf_counter() - started
+
+    from quizforge.grading import forbidden, protocol
+
+    sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
+    path = os.path.abspath(config["submission"])
+    forbidden.install_traps(config.get("forbidden", []), path)
+    server = Server(path)
+    hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds}}
+    protocol.write_frame(REPLY_FD, protocol.encode(hello))
+    while True:
+        try:
+            request = protocol.read_frame(REQUEST_FD)
+        except protocol.FrameEOF:
+            os._exit(0)
+        reply = server.handle(request)
+        _flush_output()
+        protocol.write_frame(REPLY_FD, reply)
+
+
+def _flush_output() -> None:
+    """So what the submission printed reaches the judge even if the worker is killed next."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - the submission may have replaced or closed them
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""`quiz grade` and `quiz challenges`: exit codes, the three output formats, starting a challenge."""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from grading_support import write_submission
+from quizforge.challenges import challenge_ids
+from quizforge.cli import challenges as challenges_cli
+from quizforge.grading import results
+from quizforge.grading.judge import SuiteResult
+from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def suite_result() -> SuiteResult:
+    return SuiteResult("softmax", tests=[
+        Case("test_ok[a]", "passed", 2.0, 2.0, duration=0.01),
+        Case("test_wrong", "failed", 0.0, 3.0, "wrong values\x1b[31m <&> [bold]x[/bold]\x00", 0.02),
+        Case("test_maybe", "skipped", 0.0, 1.0, "not applicable"),
+    ], duration=1.25, output="submission output:\nhello \x07world")
+
+
+def test_gradescope_fields(suite_result):
+    data = results.gradescope(suite_result)
+    assert set(data) == {"score", "max_score", "execution_time", "output", "tests"}
+    assert (data["score"], data["max_score"], data["execution_time"]) == (2.0, 6.0, 1.25)
+    assert data["output"] == "submission output:\nhello ?world"
+    assert data["tests"][0] == {"name": "test_ok[a]", "score": 2.0, "max_score": 2.0, "status": "passed",
+                                "output": "", "visibility": "visible"}
+    assert [t["status"] for t in data["tests"]] == ["passed", "failed", "failed"]
+    assert data["tests"][1]["output"] == "wrong values?[31m <&> [bold]x[/bold]?"
+    assert data["tests"][2]["output"] == "skipped: not applicable"
+    json.dumps(data)
+
+
+def test_junit_is_valid_xml_with_one_failure_per_failed_test(suite_result):
+    root = ET.fromstring(results.junit(suite_result))
+    assert root.tag == "testsuite"
+    assert (root.get("tests"), root.get("failures"), root.get("skipped"), root.get("errors")) == ("3", "1", "1", "0")
+    cases = root.findall("testcase")
+    assert [c.get("name") for c in cases] == ["test_ok[a]", "test_wrong", "test_maybe"]
+    assert cases[0].find("failure") is None
+    assert cases[1].find("failure").get("message") == "wrong values?[31m <&> [bold]x[/bold]?"
+    assert cases[2].find("skipped") is not None
+    assert {p.get("name"): p.get("value") for p in root.iter("property")} == {"score": "2", "max_score": "6"}
+    assert root.find("system-out").text == "submission output:\nhello ?world"
+
+
+def test_table_has_points_status_message_and_total(suite_result):
+    from rich.console import Console
+
+    console = Console(width=120, record=True, color_system=None)
+    console.print(results.table(suite_result))
+    text = console.export_text()
+    assert "test_wrong" in text and "0/3" in text and "failed" in text
+    assert "[bold]x[/bold]" in text  # shown as written, never read as markup
+    assert "2/6" in text and "1/3 passed" in text
+    assert "\x1b" not in text and "\x07" not in text
+
+
+def test_grade_json_end_to_end(run_quiz, tmp_path):
+    path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json",
+                              "--memory-limit", "1GiB")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["score"] < data["max_score"] and data["max_score"] > 0
+    assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(data["tests"][0])
+    assert any(t["status"] == "failed" and t["output"] for t in data["tests"])
+
+
+def test_grade_junit_and_table_for_a_syntax_error(run_quiz, tmp_path):
+    path = write_submission(tmp_path, "def softmax(x, dim=-1)\n    return x\n")
+    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "junit")
+    assert code == 0
+    root = ET.fromstring(out)
+    assert int(root.get("failures")) == int(root.get("tests")) > 0
+    assert root.find("testcase/failure").get("message") == "syntax error: expected ':' (line 1)"
+    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert code == 0 and "syntax error: expected ':' (line 1)" in out and "total" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["grade", "/no/such/file.py", "--challenge", "softmax"], "error: /no/such/file.py: no such file"),
+    (["grade", "{sub}", "--challenge", "nope"], "error: unknown challenge 'nope'"),
+    (["grade", "{sub}", "--challenge", "softmax", "--memory-limit", "lots"], "error: cannot read the size 'lots'"),
+    (["grade", "{sub}", "--challenge", "softmax", "--memory-limit", "1MiB"], "too small to import torch"),
+    (["challenges", "start", "nope"], "error: unknown challenge 'nope'"),
+])
+def test_usage_errors_are_one_line_and_exit_2(run_quiz, tmp_path, args, message):
+    sub = write_submission(tmp_path, "x = 1\n")
+    code, out, err = run_quiz(*[a.format(sub=sub) for a in args])
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_challenges_list_json(run_quiz):
+    code, out, _ = run_quiz("challenges", "list", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == challenge_ids()
+    for row in rows:
+        assert row["names"] and row["title"]
+
+
+@pytest.fixture
+def exercises(tmp_path, monkeypatch):
+    """A stand-in exercises folder with one exercise for an existing challenge."""
+    cid = challenge_ids()[0] if challenge_ids() else pytest.skip("no challenges yet")
+    folder = tmp_path / "exercises" / cid
+    folder.mkdir(parents=True)
+    for name in challenges_cli.STARTER_FILES:
+        (folder / name).write_text(f"# {name} of {cid}\n")
+    monkeypatch.setattr(challenges_cli, "exercises_folder", lambda: tmp_path / "exercises")
+    return cid
+
+
+def test_challenges_start_copies_the_three_files_and_says_what_next(run_quiz, tmp_path, exercises, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_quiz("challenges", "start", exercises)
+    assert code == 0, err
+    for name in challenges_cli.STARTER_FILES:
+        assert (tmp_path / exercises / name).read_text() == f"# {name} of {exercises}\n"
+    assert f"quiz grade starter.py --challenge {exercises}" in out
+    code, _, err = run_quiz("challenges", "start", exercises)
+    assert code == 2 and "already exists; not overwriting" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / exercises / "starter.py").read_text() == f"# starter.py of {exercises}\n"
+
+
+def test_challenges_start_into_a_given_folder(run_quiz, tmp_path, exercises):
+    target = tmp_path / "mine" / "work"
+    code, out, _ = run_quiz("challenges", "start", exercises, str(target))
+    assert code == 0 and sorted(p.name for p in target.iterdir()) == sorted(challenges_cli.STARTER_FILES)
+
+
+def test_a_missing_exercises_folder_is_one_clear_line(run_quiz, monkeypatch, tmp_path):
+    import quizforge
+
+    monkeypatch.setattr(quizforge, "__file__", str(tmp_path / "site-packages" / "quizforge" / "__init__.py"))
+    cid = challenge_ids()[0] if challenge_ids() else pytest.skip("no challenges yet")
+    code, _, err = run_quiz("challenges", "start", cid, str(tmp_path / "out"))
+    assert code == 2 and "the exercises folder is not at" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_real_exercises_folder_is_found_in_the_checkout():
+    assert challenges_cli.exercises_folder() == REPO / "exercises"

@@ -1,0 +1,114 @@
+"""Forbidden APIs: the static check of the source, and the runtime trap in the worker."""
+
+import ast
+
+import pytest
+
+from grading_support import DOUBLE_TESTS, fixture_challenge, outcomes, write_submission
+from quizforge.grading.forbidden import check_source, top_level_names
+from quizforge.grading.grade import grade
+
+FORBIDDEN = ["torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.nn.functional.layer_norm",
+             "torch.nn.MultiheadAttention"]
+
+
+def violations(source: str, forbidden=FORBIDDEN) -> list[str]:
+    return [v.describe() for v in check_source(ast.parse(source), forbidden)]
+
+
+@pytest.mark.parametrize("source, line, shown", [
+    ("import torch\ny = torch.nn.functional.softmax(x, -1)", 2, "torch.nn.functional.softmax"),
+    ("import torch.nn.functional as F\n\ny = F.softmax(x, -1)", 3, "F.softmax (torch.nn.functional.softmax)"),
+    ("from torch.nn import functional\ny = functional.softmax(x)", 2, "functional.softmax"),
+    ("from torch import nn\ny = nn.functional.softmax(x)", 2, "nn.functional.softmax"),
+    ("from torch.nn.functional import softmax as s", 1, "from torch.nn.functional import softmax"),
+    ("import torch\ny = torch.softmax(x, 0)", 2, "torch.softmax (torch.nn.functional.softmax)"),
+    ("import torch\ny = torch.special.softmax(x, 0)", 2, "torch.special.softmax"),
+    ("def f(x):\n    return x.softmax(-1)", 2, "x.softmax (torch.Tensor.softmax)"),
+    ("import torch.nn.functional as F\ng = getattr(F, 'softmax')", 2, "getattr(F, 'softmax')"),
+    ("import torch\nG = torch.nn.functional\nH = G\ny = H.softmax(x)", 4, "H.softmax"),
+    ("import torch\nm = torch.nn.LayerNorm(4)", 2, "torch.nn.LayerNorm (torch.nn.functional.layer_norm)"),
+    ("import torch.nn as nn\nclass A(nn.MultiheadAttention): pass", 2, "nn.MultiheadAttention"),
+    ("import torch\nf = getattr(torch.nn.functional, name)", 2, "computed name"),
+])
+def test_static_check_names_the_api_and_line(source, line, shown):
+    found = violations(source)
+    assert found, source
+    assert found[0].startswith(f"line {line}: ") and shown in found[0]
+
+
+@pytest.mark.parametrize("source, shown", [
+    ("x = eval('1 + 1')", "eval"),
+    ("exec('import torch')", "exec"),
+    ("m = __import__('torch')", "__import__"),
+    ("import importlib\nm = importlib.import_module('torch')", "import importlib"),
+    ("from importlib import import_module", "from importlib import"),
+    ("import sys\nF = sys.modules['torch.nn.functional']", "sys.modules"),
+    ("import builtins", "import builtins"),
+])
+def test_dynamic_code_is_rejected_in_every_challenge(source, shown):
+    found = violations(source, forbidden=[])
+    assert found and shown in found[0] and "not allowed" in found[0]
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ndef softmax(x, dim=-1):\n    e = torch.exp(x - x.amax(dim, keepdim=True))\n    return e / e.sum(dim, keepdim=True)",
+    "import torch\ny = torch.exp(x).sum(-1)",
+    "import numpy as np\ny = np.exp(x)",
+    "import torch.nn as nn\nlin = nn.Linear(4, 4)",
+    "def softmax(x):\n    return x\ny = softmax(3)",
+    "import torch\nf = getattr(self, name)",
+])
+def test_honest_code_passes_the_static_check(source):
+    assert violations(source) == []
+
+
+def test_top_level_names_sees_defs_classes_assignments_and_imports():
+    tree = ast.parse("import torch\nfrom math import sqrt as root\ndef f(): pass\nclass C: pass\n"
+                     "a, (b, c) = 1, (2, 3)\nif True:\n    d = 4\ntry:\n    e = 5\nexcept Exception:\n    g = 6\n"
+                     "def h():\n    inner = 1\n")
+    assert top_level_names(tree) == {"torch", "root", "f", "C", "a", "b", "c", "d", "e", "g", "h"}
+    assert top_level_names(ast.parse("from torch import *")) is None
+
+
+def test_a_static_violation_scores_zero_without_running_anything(tmp_path):
+    path = write_submission(tmp_path, """
+        import torch.nn.functional as F
+        import os
+        os.system("touch should-never-run")
+
+        def double(x):
+            return x * 2 + 0 * F.softmax(x, -1)
+    """)
+    result = grade(path, fixture_challenge("double"))
+    assert result.score == 0 and len(result.tests) == len(DOUBLE_TESTS)
+    message = "line 6: F.softmax (torch.nn.functional.softmax) is forbidden in this challenge"
+    assert all(t.status == "failed" and t.message == message for t in result.tests)
+    assert result.output == message
+    assert not (tmp_path / "should-never-run").exists()
+
+
+def test_the_runtime_trap_catches_what_the_static_check_cannot_see(tmp_path):
+    path = write_submission(tmp_path, """
+        import torch
+        import torch.nn.functional
+
+        spaces = [torch.nn.functional]
+        hidden = "soft" + "max"
+
+        def double(x):
+            if x.shape == (4,):
+                return getattr(spaces[0], hidden)(x, 0)       # line 9: called and trapped
+            if x.shape == (3, 5):
+                try:
+                    getattr(spaces[0], hidden)(x, 0)          # line 12: trapped, and swallowed
+                except Exception:
+                    pass
+                return x * 2
+            return x * 2
+    """)
+    result = outcomes(grade(path, fixture_challenge("double")))
+    assert result["test_1_vector"] == ("failed", "torch.nn.functional.softmax is forbidden in this challenge (line 9)")
+    assert result["test_2_matrix"] == ("failed", "torch.nn.functional.softmax is forbidden in this challenge (line 12)")
+    for name in ("test_3_grad", "test_4_square", "test_5_scalar"):
+        assert result[name] == ("passed", "")

@@ -1,0 +1,245 @@
+"""Hostile submissions, graded through grade(): each loses what it attacks, and grading goes on.
+
+Each submission is written to tmp_path and graded against the test-only `double`
+challenge (tests/grading_fixtures/double), whose tests send inputs of different
+shapes, so a submission can misbehave in one chosen test and behave in the others.
+"""
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from grading_support import DOUBLE_TESTS, fixture_challenge, outcomes, write_submission
+from quizforge.errors import InputError
+from quizforge.grading import results
+from quizforge.grading.grade import grade
+
+DOUBLE = fixture_challenge("double")   # 3 s per call, 60 s per suite, 6 points
+
+
+def assert_all_failed(result, message_part: str) -> None:
+    assert [t.name for t in result.tests] == DOUBLE_TESTS
+    assert result.score == 0 and result.max_score == 6
+    for test in result.tests:
+        assert test.status == "failed" and message_part in test.message, (test.name, test.message)
+
+
+def test_an_honest_submission_gets_every_point(tmp_path):
+    result = grade(write_submission(tmp_path, "def double(x):\n    return x * 2\n"), DOUBLE)
+    assert outcomes(result) == {name: ("passed", "") for name in DOUBLE_TESTS}
+    assert result.score == result.max_score == 6
+
+
+def test_a_syntax_error_scores_zero_with_its_line(tmp_path):
+    path = write_submission(tmp_path, "import torch\n\ndef double(x)\n    return x * 2\n")
+    result = grade(path, DOUBLE)
+    assert_all_failed(result, "syntax error: expected ':' (line 3)")
+    assert result.output == "syntax error: expected ':' (line 3)"
+
+
+def test_a_missing_name_scores_zero_in_one_line(tmp_path):
+    result = grade(write_submission(tmp_path, "def twice(x):\n    return x * 2\n"), DOUBLE)
+    assert_all_failed(result, "the submission does not define double at the top level")
+    assert "\n" not in result.output
+
+
+def test_an_error_at_import_scores_zero_with_its_line(tmp_path):
+    path = write_submission(tmp_path, "import torch\n\nSCALE = 1 / 0\n\ndef double(x):\n    return x * 2\n")
+    result = grade(path, DOUBLE)
+    assert_all_failed(result, "the submission could not be imported: ZeroDivisionError: division by zero (line 3)")
+
+
+def test_a_missing_file_or_unknown_challenge_is_a_usage_error(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        grade(tmp_path / "nope.py", DOUBLE)
+    with pytest.raises(InputError, match="unknown challenge 'nope'"):
+        grade(write_submission(tmp_path, "x = 1\n"), "nope")
+    big = tmp_path / "big.py"
+    big.write_text("#" * (2 * 2**20))
+    with pytest.raises(InputError, match="at most 1 MiB"):
+        grade(big, DOUBLE)
+
+
+def test_an_infinite_loop_at_import_fails_every_test_once_and_grading_finishes(tmp_path):
+    path = write_submission(tmp_path, "while True:\n    pass\n\ndef double(x):\n    return x * 2\n")
+    start = time.monotonic()
+    result = grade(path, DOUBLE)
+    assert_all_failed(result, "the submission could not be imported: importing the submission timed out after 3 s")
+    assert time.monotonic() - start < 30
+
+
+def test_a_loop_that_ignores_sigterm_times_out_and_a_fresh_worker_serves_the_rest(tmp_path):
+    path = write_submission(tmp_path, """
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+        def double(x):
+            if x.shape == (4,):
+                while True:
+                    pass
+            return x * 2
+    """)
+    graded = grade(path, DOUBLE)
+    result = outcomes(graded)
+    assert result.pop("test_1_vector") == ("failed", "timed out after 3 s (per-call limit)")
+    assert result == {name: ("passed", "") for name in DOUBLE_TESTS[1:]}
+    assert graded.sandbox["workers"] == 2
+
+
+def test_the_suite_limit_fails_whatever_is_left(tmp_path):
+    path = write_submission(tmp_path, "def double(x):\n    while True:\n        pass\n")
+    start = time.monotonic()
+    result = grade(path, fixture_challenge("double", call_timeout=2.0, total_timeout=5.0))
+    # Worker starts count against the suite, so how many tests reach their own limit
+    # depends on the machine; the last ones always meet the suite's.
+    assert time.monotonic() - start < 20
+    messages = [message for _, message in outcomes(result).values()]
+    assert result.score == 0
+    assert all(m in ("timed out after 2 s (per-call limit)", "timed out (suite limit of 5 s)") for m in messages)
+    assert messages[-1] == "timed out (suite limit of 5 s)"
+
+
+def test_memory_over_the_limit_is_reported_as_such(tmp_path):
+    path = write_submission(tmp_path, """
+        import mmap
+        import torch
+
+        def double(x):
+            if x.shape == (4,):          # one allocation over the limit: refused by RLIMIT_DATA
+                torch.ones(2**28)        # 1 GiB
+            if x.shape == (3, 5):        # growing until refused
+                hoard = []
+                while True:
+                    hoard.append(bytearray(64 * 2**20))
+            if x.shape == (3,):          # shared memory escapes the rlimit; the judge's polling does not
+                block = mmap.mmap(-1, 3 * 2**30)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+            return x * 2
+    """)
+    result = outcomes(grade(path, DOUBLE, memory_limit="512MiB"))
+    for name in ("test_1_vector", "test_2_matrix", "test_3_grad"):
+        assert result[name] == ("failed", "memory limit exceeded (512 MiB)"), name
+    assert result["test_4_square"] == result["test_5_scalar"] == ("passed", "")
+
+
+def test_exits_crashes_and_signals_fail_the_test_in_progress(tmp_path):
+    path = write_submission(tmp_path, """
+        import faulthandler
+        import os
+        import signal
+        import sys
+
+        def double(x):
+            if x.shape == (4,):
+                os._exit(0)
+            if x.shape == (3, 5):
+                faulthandler._sigsegv()
+            if x.shape == (3,):
+                sys.exit(3)
+            if x.shape == ():
+                os.kill(os.getpid(), signal.SIGKILL)
+            return x * 2
+    """)
+    result = outcomes(grade(path, DOUBLE))
+    assert result == {
+        "test_1_vector": ("failed", "the submission exited (status 0) during the call"),
+        "test_2_matrix": ("failed", "the submission crashed (segmentation fault) during the call"),
+        "test_3_grad": ("failed", "the submission exited (status 3) during the call (line 12)"),
+        "test_4_square": ("passed", ""),
+        "test_5_scalar": ("failed", "the submission was killed by SIGKILL during the call"),
+    }
+
+
+def test_printing_passed_and_exiting_at_import_scores_zero(tmp_path):
+    path = write_submission(tmp_path, """
+        import sys
+        print("5 passed in 0.01s")
+        print('{"score": 6, "max_score": 6}')
+        sys.exit(0)
+
+        def double(x):
+            return x * 2
+    """)
+    result = grade(path, DOUBLE)
+    assert_all_failed(result, "the submission could not be imported: the submission exited (status 0) "
+                              "while being imported (line 4)")
+    assert "submission output:\n5 passed in 0.01s" in result.output
+
+
+def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
+    marker = f"quizforge-fake-{uuid.uuid4().hex}"
+    suite = DOUBLE.folder
+    before = set(suite.iterdir())
+    cwd_files = {p: p.exists() for p in (Path.cwd() / "results.json", Path.cwd() / "conftest.py")}
+    path = write_submission(tmp_path, f"""
+        import json
+        import os
+        import torch
+        import torch.testing
+        import _pytest.reports
+        import _pytest.runner
+
+        # Comparisons that always agree, in this process.
+        torch.allclose = lambda *a, **k: True
+        torch.equal = lambda *a, **k: True
+        torch.testing.assert_close = lambda *a, **k: None
+        # pytest's reports and hooks, as loaded here.
+        _pytest.reports.TestReport.outcome = "passed"
+        _pytest.reports.TestReport.passed = property(lambda self: True)
+        _pytest.runner.pytest_runtest_makereport = lambda item, call: None
+        HOOK = "import pytest\\n@pytest.hookimpl(wrapper=True)\\ndef pytest_runtest_makereport(item, call):\\n" \\
+               "    report = yield\\n    report.outcome = 'passed'\\n    return report\\n"
+        FAKE = json.dumps({{"score": 6, "max_score": 6, "tests": []}})
+        for folder in (".", "..", os.path.expanduser("~"), "/tmp", {str(suite)!r}, {str(Path.cwd())!r}):
+            for name, text in (("conftest.py", HOOK), ("results.json", FAKE), ("{marker}.json", FAKE)):
+                try:
+                    with open(os.path.join(folder, name), "w") as f:
+                        f.write(text)
+                except OSError:
+                    pass
+
+        class AlwaysEqual(torch.Tensor):
+            def __eq__(self, other):
+                return True
+
+            def equal(self, other):
+                return True
+
+            def allclose(self, *args, **kwargs):
+                return True
+
+        def double(x):
+            return torch.zeros_like(x).as_subclass(AlwaysEqual)
+    """)
+    result = grade(path, DOUBLE)
+    statuses = outcomes(result)
+    assert result.score == 0
+    assert statuses["test_1_vector"] == ("failed", "wrong values")
+    assert statuses["test_3_grad"][0] == "failed"
+    assert set(suite.iterdir()) == before
+    assert not Path(f"/tmp/{marker}.json").exists()
+    assert not (Path.cwd() / f"{marker}.json").exists()
+    assert {p: p.exists() for p in cwd_files} == cwd_files
+    assert results.gradescope(result)["score"] == 0  # what --format json prints comes from the judge alone
+
+
+def test_a_flood_of_output_is_captured_and_truncated(tmp_path):
+    path = write_submission(tmp_path, """
+        import sys
+        LINE = "spam " * 199 + "spam\\n"      # 1000 bytes
+        for _ in range(100_000):             # 100 MB
+            sys.stdout.write(LINE)
+
+        def double(x):
+            print("and more", x.shape)
+            return x * 2
+    """)
+    start = time.monotonic()
+    result = grade(path, DOUBLE)
+    assert result.score == 6
+    assert time.monotonic() - start < 40
+    assert result.output.startswith("submission output (first 2000 characters of 95.4 MiB):\nspam spam")
+    assert len(result.output) < 2200

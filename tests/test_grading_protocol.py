@@ -1,0 +1,169 @@
+"""The judge/worker wire format: what crosses, and what the judge refuses to decode."""
+
+import json
+import math
+import os
+import struct
+import time
+
+import pytest
+import torch
+
+from quizforge.grading import protocol
+from quizforge.grading.submission import SubmissionError
+
+
+def roundtrip(value):
+    frame = protocol.encode(value)
+    magic, header_len, data_len = struct.unpack(">4sIQ", frame[:16])
+    assert magic == protocol.MAGIC and len(frame) == 16 + header_len + data_len
+    return protocol.decode(frame[16:16 + header_len], bytearray(frame[16 + header_len:]))
+
+
+def decode_header(header: str, data: bytes = b""):
+    return protocol.decode(header.encode(), bytearray(data))
+
+
+def test_plain_values_cross_unchanged():
+    value = {"none": None, "flags": [True, False], "ints": (0, -7, 2**63 - 1), "text": "héllo",
+             "floats": [1.5, -0.0, 1e300], "nested": {"a": [[{"b": (1,)}]]}, "empty": ([], (), {})}
+    assert roundtrip(value) == value
+    assert type(roundtrip((1, 2))) is tuple and type(roundtrip([1, 2])) is list
+    assert type(roundtrip(1)) is int and type(roundtrip(1.0)) is float and type(roundtrip(True)) is bool
+
+
+def test_non_finite_floats_cross():
+    out = roundtrip([math.inf, -math.inf, math.nan])
+    assert out[0] == math.inf and out[1] == -math.inf and math.isnan(out[2])
+
+
+@pytest.mark.parametrize("dtype", list(protocol.DTYPES.values()))
+def test_tensors_of_every_dtype_cross_bit_exact(dtype):
+    base = torch.arange(-6, 6).reshape(3, 4)
+    if dtype == torch.bool:
+        tensor = base % 2 == 0
+    elif dtype.is_floating_point or dtype.is_complex:
+        tensor = base.to(dtype) / 3
+    else:
+        tensor = base.to(dtype)
+    out = roundtrip(tensor)
+    assert type(out) is torch.Tensor and out.dtype == dtype and out.shape == (3, 4)
+    raw = (lambda t: t) if dtype == torch.bool else (lambda t: t.reshape(-1).view(torch.uint8))
+    assert torch.equal(raw(out), raw(tensor))
+
+
+def test_tensor_views_scalars_and_empties_cross():
+    t = torch.randn(4, 5, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(roundtrip(t.t()), t.t())
+    assert torch.equal(roundtrip(t[:, 1]), t[:, 1])
+    scalar = roundtrip(torch.tensor(2.5, dtype=torch.float64))
+    assert scalar.shape == () and scalar.item() == 2.5
+    assert roundtrip(torch.zeros(0, 3)).shape == (0, 3)
+    grad = roundtrip(torch.ones(2, requires_grad=True))
+    assert not grad.requires_grad
+
+
+def test_dtypes_and_devices_cross():
+    assert roundtrip([torch.float16, torch.device("cpu")]) == [torch.float16, torch.device("cpu")]
+
+
+def test_a_tensor_subclass_arrives_as_a_plain_tensor_with_its_real_values():
+    class AlwaysEqual(torch.Tensor):
+        def __eq__(self, other):
+            return True
+
+        def allclose(self, *args, **kwargs):
+            return True
+
+    liar = torch.zeros(3).as_subclass(AlwaysEqual)
+    out = roundtrip(liar)
+    assert type(out) is torch.Tensor
+    assert not torch.allclose(out, torch.ones(3))
+
+
+def test_decoded_tensors_own_their_memory():
+    frame = protocol.encode(torch.ones(4))
+    _, header_len, _ = struct.unpack(">4sIQ", frame[:16])
+    data = bytearray(frame[16 + header_len:])
+    out = protocol.decode(frame[16:16 + header_len], data)
+    data[:] = b"\x00" * len(data)
+    assert torch.equal(out, torch.ones(4))
+
+
+@pytest.mark.parametrize("value", [object(), {1: "int key"}, {"f": len}, 2**64, [torch.ones(1).to_sparse()],
+                                   torch.empty(2, device="meta")])
+def test_encoding_refuses_what_is_not_plain_data(value):
+    with pytest.raises(protocol.EncodeError):
+        protocol.encode(value)
+
+
+@pytest.mark.parametrize("header, data, problem", [
+    ('[1, 2]', b"", "untagged list"),
+    ('{"Q": 1}', b"", "unknown tag"),
+    ('{"L": 1}', b"", "not a list"),
+    ('{"L": [1], "T": [2]}', b"", "not valid JSON"),
+    ('NaN', b"", "not valid JSON"),
+    ('{"F": "zero"}', b"", "float constant"),
+    ('{"D": [["a", 1], ["a", 2]]}', b"", "repeated key"),
+    ('{"D": [[1, 2]]}', b"", "[str, value] pair"),
+    ('{"dtype": "object"}', b"", "unknown dtype"),
+    ('{"device": "cpu; rm -rf"}', b"", "unknown device"),
+    ('{"X": ["float32", [2], 0, 8]}', b"\x00" * 4, "do not match"),
+    ('{"X": ["float32", [3], 0, 8]}', b"\x00" * 8, "do not match"),
+    ('{"X": ["float32", [-2], 0, 8]}', b"\x00" * 8, "invalid shape"),
+    ('{"X": ["pickle", [1], 0, 1]}', b"\x00", "unknown dtype"),
+    ('{"X": ["bool", [2], 0, 2]}', b"\x01\x07", "bytes other than 0 and 1"),
+    ('99999999999999999999999', b"", "out of range"),
+    ('[' * 50_000 + ']' * 50_000, b"", "not valid JSON"),
+    ('{"L": [' * 40 + "1" + "]}" * 40, b"", "nested too deeply"),
+])
+def test_malformed_input_is_a_protocol_error(header, data, problem):
+    with pytest.raises(SubmissionError) as info:
+        decode_header(header, data)
+    assert info.value.kind == "protocol"
+    assert problem in info.value.message
+
+
+def test_too_many_values_are_refused():
+    header = json.dumps({"L": [0] * (protocol.LIMITS.nodes + 1)})
+    with pytest.raises(SubmissionError, match="too many values"):
+        decode_header(header)
+
+
+def pipe_with(data: bytes) -> int:
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    return read
+
+
+def test_frames_cross_a_pipe():
+    value = {"t": torch.arange(6.0).reshape(2, 3), "s": "ok"}
+    fd = pipe_with(protocol.encode(value))
+    out = protocol.read_frame(fd, time.monotonic() + 5)
+    assert out["s"] == "ok" and torch.equal(out["t"], value["t"])
+    with pytest.raises(protocol.FrameEOF):
+        protocol.read_frame(fd, time.monotonic() + 5)
+    os.close(fd)
+
+
+def test_a_frame_with_the_wrong_magic_or_an_oversized_length_is_refused():
+    fd = pipe_with(b"HTTP/1.1 200 OK\r\n\r\n")
+    with pytest.raises(SubmissionError, match="magic"):
+        protocol.read_frame(fd, time.monotonic() + 5)
+    os.close(fd)
+    fd = pipe_with(struct.pack(">4sIQ", protocol.MAGIC, 10, 2**40))
+    with pytest.raises(SubmissionError, match="over the limit"):
+        protocol.read_frame(fd, time.monotonic() + 5)
+    os.close(fd)
+
+
+def test_a_half_written_frame_times_out():
+    read, write = os.pipe()
+    os.write(write, protocol.encode("hello")[:10])
+    start = time.monotonic()
+    with pytest.raises(protocol.FrameTimeout):
+        protocol.read_frame(read, start + 0.3)
+    assert 0.25 < time.monotonic() - start < 3
+    os.close(read)
+    os.close(write)
