@@ -174,8 +174,30 @@ def isolate_filesystem(cfg: dict, unprivileged: bool, notes: list[str]) -> tuple
                 notes.append(f"could not hide {path}: {exc.strerror}")
     for path in ("/tmp", "/var/tmp", "/dev/shm"):
         if os.path.isdir(path):
-            _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={TMPFS_SIZE},mode=1777")
+            cover_keeping(path, cfg["needed_paths"])
     return source, hidden
+
+
+def cover_keeping(directory: str, needed: list[str]) -> None:
+    """A fresh, writable tmpfs over `directory`, with the needed entries under it (a venv
+    or a clone in /tmp) bound back read-only, hidden folders inside them still covered."""
+    prefix = directory.rstrip("/") + "/"
+    names = sorted({p[len(prefix):].split("/", 1)[0] for p in needed if p.startswith(prefix)})
+    keep = {n: os.open(prefix + n, os.O_PATH) for n in names if os.path.lexists(prefix + n)}
+    _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, f"size={TMPFS_SIZE},mode=1777")
+    for name, fd in keep.items():
+        target = prefix + name
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.mkdir(target)
+        else:
+            open(target, "w").close()
+        # Recursive, so the covers over hidden folders inside come along; then read-only.
+        _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+        try:
+            _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+        except OSError:
+            pass  # in a user namespace, locked flags refuse this; the copy is read-only already
+        os.close(fd)
 
 
 def make_scratch(cfg: dict, source: bytes, owner: int) -> None:

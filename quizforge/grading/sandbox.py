@@ -209,7 +209,7 @@ class Sandbox:
             "python": sys.executable,
             "worker_args": ["-I", "-m", "quizforge.grading.worker", json.dumps(worker_config)],
             "scratch": self.scratch, "submission_name": SUBMISSION_NAME,
-            "uid": self._uid, "needed_paths": _needed_paths() if self._uid is not None else [],
+            "uid": self._uid, "needed_paths": _needed_paths(),
             "hide": hidden_paths(self.hide), "namespaces": self.policy.namespaces,
             "memory_bytes": self.limits.memory,
             "request_fd": request_r, "reply_fd": reply_w, "status_fd": status_w,
