@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
 
+from bench_cli import median_seconds as wall  # bench/ is on sys.path when run as a script
 from quizforge.bank import registry
 from quizforge.bank.export import question_markdown
 
@@ -39,16 +39,6 @@ def per_template(n: int) -> list[tuple[str, float, float]]:
             times.append(time.perf_counter() - start)
         rows.append((template.id, statistics.median(times) * 1000, n / sum(times)))
     return rows
-
-
-def wall(cmd: list[str], repeat: int) -> float:
-    subprocess.run(cmd, capture_output=True, check=True)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(cmd, capture_output=True, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
