@@ -50,7 +50,7 @@ def _seed(value: str | None) -> int | None:
     return seed
 
 
-@cli.command()
+@cli.command(short_help="Draw one question from the bank, a topic or a template.")
 @click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE]")
 @click.option("--seed", help="Question seed, 0..65535 (or hex, 0x7f3a); the same seed gives the same question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
@@ -113,7 +113,7 @@ def explain(question_id, as_json, as_markdown) -> None:
     console.print(solution_view(question))
 
 
-@cli.command()
+@cli.command(short_help="Grade one answer (GATE marking) and name the mistake behind it.")
 @click.argument("question_id")
 @click.argument("answer")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")

@@ -56,7 +56,7 @@ def challenges_list(as_json: bool) -> None:
     click.echo("Start one with `quiz challenges start ID`, grade it with `quiz grade FILE --challenge ID`.")
 
 
-@challenges.command("start")
+@challenges.command("start", short_help="Copy a challenge's statement, starter and public tests into a folder.")
 @click.argument("challenge_id", metavar="ID")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
 def challenges_start(challenge_id: str, directory: Path | None) -> None:
