@@ -9,13 +9,13 @@ show them.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Rational
 from typing import Sequence, Union
 
 from quizforge.errors import InputError
+from quizforge.threads import single_thread
 from quizforge.matrices import Matrix, check_shape, parse_matrix
 
 MatrixLike = Union[str, Sequence[Sequence[Union[Fraction, int, float]]]]
@@ -119,22 +119,6 @@ class AttentionSteps:
             "d_k": self.d_k,
             "causal": self.causal,
         }
-
-
-@contextmanager
-def single_thread():
-    """Run tiny tensor ops on one thread: on a busy machine, waking torch's thread pool
-    for a 4×4 softmax costs milliseconds instead of microseconds."""
-    import torch
-
-    threads = torch.get_num_threads()
-    if threads != 1:
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        if threads != 1:
-            torch.set_num_threads(threads)
 
 
 def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = False) -> AttentionSteps:

@@ -22,6 +22,7 @@ from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
 from quizforge.grading.limits import DEFAULT_MEMORY, SUBMISSION_BYTES, Limits, format_size, parse_size
 from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.submission import SubmissionError
+from quizforge.threads import single_thread
 
 
 def read_submission(path: str | Path) -> bytes:
@@ -95,8 +96,9 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
 
     try:
         submission.prelaunch()  # the worker imports torch while the judge collects the suite
-        result = run_suite(challenge, submission, deadline=deadline, time_limit=limits.total_seconds,
-                           prepare=import_submission)
+        with single_thread():  # the judge's reference values are tiny tensors
+            result = run_suite(challenge, submission, deadline=deadline, time_limit=limits.total_seconds,
+                               prepare=import_submission)
     finally:
         submission.close()
     result.output = "\n\n".join(part for part in (result.output, submission.output.summary()) if part)
