@@ -47,8 +47,8 @@ PINNED = {
     "attention.weight-7f3a": (
         "Single-head scaled dot-product attention $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k})\\,V$ is computed for "
         "the matrices below ($d_k = 2$; row $i$ of $Q$ is query $i$, row $j$ of $K$ and $V$ is key/value $j$). "
-        "No mask is applied. What is the attention weight $a_{34}$ of query 3 on key 4? Give it to 2 decimal places.",
-        [], 0.10),     # row (1,1)·K = (1,1,-1,-1)/√2 → e^-.7071 / (2e^.7071 + 2e^-.7071) = 0.0978
+        "No mask is applied. What is the attention weight $a_{42}$ of query 4 on key 2? Give it to 2 decimal places.",
+        [], 0.70),     # q4 = (1,2): scores (0, 2, -1, -2)/√2 → e^1.4142 / (1 + e^1.4142 + e^-.7071 + e^-1.4142) = 0.7032
     "memory.kv_cache-1234": (
         "**gpt3-6.7b** has $L = 32$ layers, $d_{model} = 4096$ and $h = 32$ heads of size $d_{head} = 128$. During "
         "generation with a batch of 32 sequences, each with 512 cached positions, how large is the KV cache in fp16, "
@@ -78,7 +78,7 @@ def test_attention_weight_pin_shows_the_matrices_it_asks_about():
     assert Q == (("-1", "1"), ("2", "0"), ("1", "1"), ("1", "2"))
     assert K == (("2", "-1"), ("0", "1"), ("-1", "0"), ("0", "-1"))
     weights = next(s for s in q.solution if s.title.startswith("Weights")).matrix
-    assert weights[2] == ("0.4022", "0.4022", "0.0978", "0.0978")
+    assert weights[3] == ("0.1710", "0.7032", "0.0843", "0.0416")
 
 
 def test_same_id_same_question_and_different_seeds_differ():
@@ -194,12 +194,12 @@ def test_nat_feedback_names_the_misconception():
 
 
 def test_nat_range_follows_the_stated_decimals():
-    q = registry.question("attention.weight-7f3a")            # key 0.0978 → 0.10, accepted 0.09..0.11
-    for ok in ("0.10", "0.1", ".098", "0.09", "0.11", "1/10"):
+    q = registry.question("attention.weight-7f3a")            # key 0.7032 → 0.70, accepted 0.69..0.71
+    for ok in ("0.70", "0.7", ".7032", "0.69", "0.71", "7/10"):
         assert grade(q, ok).correct, ok
-    for wrong in ("0.12", "0.08", "10"):
+    for wrong in ("0.72", "0.68", "70"):
         assert not grade(q, wrong).correct, wrong
-    assert grade(q, "0.06").misconception.tag == "no-sqrt-dk"
+    assert grade(q, "0.83").misconception.tag == "no-sqrt-dk"      # softmax of (0, 2, -1, -2) unscaled
 
 
 def test_units_are_read_where_the_question_asks_for_them():

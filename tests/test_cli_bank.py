@@ -46,9 +46,9 @@ def test_ask_renders_a_panel_with_options(run_quiz):
 
 def test_explain_shows_the_worked_matrices(run_quiz):
     code, out, _ = run_quiz("explain", "attention.weight-7f3a")
-    assert code == 0 and "QKᵀ" in out and "0.0978" in out and "accepted: 0.09 to 0.11" in out
+    assert code == 0 and "QKᵀ" in out and "0.7032" in out and "accepted: 0.69 to 0.71" in out
     code, out, _ = run_quiz("explain", "attention.weight-7f3a", "--markdown")
-    assert "\\begin{bmatrix}" in out and "**Answer:** 0.10" in out
+    assert "\\begin{bmatrix}" in out and "**Answer:** 0.70" in out
 
 
 def test_check_json_fields(run_quiz):

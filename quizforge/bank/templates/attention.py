@@ -33,7 +33,8 @@ def _problem(chain: SeedChain):
     Q = _ints(chain.stream("Q"), n, d_k, -1, 2)
     K = _ints(chain.stream("K"), n, d_k, -1, 2)
     V = _ints(chain.stream("V"), n, d_v, 0, 4)
-    return s, Q, K, V, causal, attention_steps(Q, K, V, causal=causal)
+    # Which entry is asked has its own stream, apart from the sizes and the matrices.
+    return chain.stream("ask"), Q, K, V, causal, attention_steps(Q, K, V, causal=causal)
 
 
 def _softmax_rows(scores: list[list[float]], hidden: list[list[bool]] | None = None) -> list[list[float]]:
