@@ -282,3 +282,16 @@ def test_grading_arbitrary_text_never_crashes(text, which):
 def test_the_key_as_printed_is_accepted_for_any_seed(seed, template):
     q = template.question(seed)
     assert grade(q, answers.format_number(q.answer, q.decimals)).correct, q.id
+
+
+def test_terminal_text_has_no_latex_left_over():
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    for t in TEMPLATES:
+        for seed in range(100):
+            q = t.question(seed)
+            texts = [q.prompt, q.answer_md, *q.hints, *(o.md for o in q.options), *(o.why for o in q.options),
+                     *(s.text if s.text is not None else s.md for s in q.solution)]
+            for text in texts:
+                shown = markdown_to_terminal(text)
+                assert not any(c in shown for c in "{}\\$"), (q.id, shown)

@@ -243,7 +243,7 @@ def training_days(chain: SeedChain) -> Draft:
                       flops / (count * peak_tflops * 1e12 / mfu) / 86400),
     ]
     return Draft(
-        prompt=(f"A {n_name}-parameter model is trained on {d_name} tokens using {tex_int(count)} {gpu} GPUs, each with a peak of "
+        prompt=(f"A {n_name}-parameter model is trained on {d_name} tokens using {count:,} {gpu} GPUs, each with a peak of "
                 f"{peak_tflops} TFLOP/s in bf16, at a model FLOPs utilization (MFU) of {mfu:.0%}. Using $6ND$ for the training "
                 "compute, how many days does training take? Give the answer to 1 decimal place."),
         answer=round(days, 1), decimals=1, unit=Unit("days", "none"), misconceptions=wrong, fmt=decimal(1),
