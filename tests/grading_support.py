@@ -69,3 +69,25 @@ def namespaces_available() -> bool:
 
 def is_root() -> bool:
     return os.getuid() == 0
+
+
+def uid_can_be_dropped() -> bool:
+    """Whether, without namespaces, the launcher could still run the worker as another uid:
+    the judge is root and every folder the interpreter needs is open to other users."""
+    from quizforge.grading.sandbox import _needed_paths
+
+    if not is_root():
+        return False
+    for path in _needed_paths():
+        parts = Path(path).parts
+        for i in range(1, len(parts) + 1):
+            mode = os.stat(Path(*parts[:i])).st_mode
+            if (i < len(parts) or os.path.isdir(path)) and not mode & 0o001:
+                return False
+    return True
+
+
+def isolation_available() -> bool:
+    """Namespaces, or at least a dropped uid: what stops a submission from signalling the
+    judge or writing where the judge reads. Without either, those tests skip."""
+    return namespaces_available() or uid_can_be_dropped()
