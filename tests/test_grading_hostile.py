@@ -225,10 +225,16 @@ def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
     if namespaces_available():
         assert not Path(f"/tmp/{marker}.json").exists()
     Path(f"/tmp/{marker}.json").unlink(missing_ok=True)
-    if isolation_available():
-        assert set(suite.iterdir()) == before
-        assert not (Path.cwd() / f"{marker}.json").exists()
-        assert {p: p.exists() for p in cwd_files} == cwd_files  # what --format json prints comes from the judge alone
+    left = {
+        "suite": set(suite.iterdir()) - before,
+        "cwd": {p for p in (*cwd_files, Path.cwd() / f"{marker}.json") if p.exists() and not cwd_files.get(p)},
+    }
+    if not isolation_available():
+        # A machine that allows neither namespaces nor a dropped uid: clean up what got through.
+        for p in (*left["suite"], *left["cwd"], Path.home() / f"{marker}.json"):
+            p.unlink(missing_ok=True)
+        return
+    assert left == {"suite": set(), "cwd": set()}  # what --format json prints comes from the judge alone
 
 
 def test_a_flood_of_output_is_captured_and_truncated(tmp_path):
