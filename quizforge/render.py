@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.accounting.reports import Report
-from quizforge.reference.config import ModelConfig
+if TYPE_CHECKING:  # annotations only: console() must not pull in torch and sympy
+    from quizforge.accounting.reports import Report
+    from quizforge.reference.config import ModelConfig
 
 COMPONENT_LABELS = {
     "embeddings": "embeddings", "attention": "attention (W_q, W_k, W_v, W_o)", "ffn": "feed-forward",

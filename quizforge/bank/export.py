@@ -55,9 +55,9 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     return out
 
 
-def _bmatrix(step: Step) -> str:
+def _bmatrix(step: Step, label: str = "") -> str:
     rows = " \\\\ ".join(" & ".join(row) for row in step.matrix or ())
-    return f"$$\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"
+    return f"$${label}\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"
 
 
 def _step_markdown(step: Step) -> str:
@@ -73,8 +73,7 @@ def question_markdown(question: Question, with_answer: bool = True) -> str:
     lines = [f"### {question.title} `{question.id}`", "",
              f"*{question.kind} · {question.marks} mark{'s' if question.marks > 1 else ''}*", "", question.prompt, ""]
     for e in question.exhibits:
-        lines += [f"$$\\mathbf{{{e.title}}} = \\begin{{bmatrix}} "
-                  + " \\\\ ".join(" & ".join(r) for r in e.matrix or ()) + " \\end{bmatrix}$$", ""]
+        lines += [_bmatrix(e, f"\\mathbf{{{e.title}}} = "), ""]
     for i, o in enumerate(question.options):
         lines.append(f"- ({LETTERS[i]}) {o.md}")
     if question.options:

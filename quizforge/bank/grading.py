@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from quizforge import answers
+from quizforge.bank.mathtext import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Misconception, Question
 
 
@@ -116,6 +117,4 @@ def _grade_choice(question: Question, text: str) -> Verdict:
 
 
 def _plain_answer(question: Question) -> str:
-    from quizforge.bank.mathtext import markdown_to_terminal
-
     return markdown_to_terminal(question.answer_md)

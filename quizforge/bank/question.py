@@ -83,7 +83,6 @@ class Question:
     solution: tuple[Step, ...] = ()
     hints: tuple[str, ...] = ()                # concept, then formula, then numbers
     exhibits: tuple[Step, ...] = ()            # matrices shown with the prompt
-    formatter: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
     # Measures the key on the reference model (instantiated on meta, or run on CPU);
     # tests compare it with `answer`, which comes from the closed forms.
     verify: Callable[[], Any] | None = field(default=None, compare=False, repr=False)

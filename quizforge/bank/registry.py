@@ -67,7 +67,7 @@ def draw(selector: str | None = None, seed: int | None = None) -> Question:
         return secrets.choice(candidates).question(secrets.randbelow(0x10000))
     if len(candidates) == 1:
         return candidates[0].question(seed)
-    from quizforge.bank.seeds import SeedChain
+    from quizforge.bank.seeds import ROOT
 
-    stream = SeedChain(f"quizforge/v1/draw/{selector or 'all'}/{seed:04x}").stream("template")
+    stream = ROOT.child("draw").child(selector or "all").child(f"{seed:04x}").stream("template")
     return stream.choice(candidates).question(seed)

@@ -68,10 +68,9 @@ class SeedChain:
     def stream(self, label: str) -> Stream:
         return Stream(f"{self.path}:{label}")
 
-    def seed16(self, label: str = "seed") -> int:
-        """A 16-bit question seed drawn from this node (for per-student variants)."""
-        return self.stream(label).integer(0, 0xFFFF)
+
+ROOT = SeedChain("quizforge/v1")
 
 
 def question_chain(template_id: str, seed: int) -> SeedChain:
-    return SeedChain(f"quizforge/v1/{template_id}/{seed:04x}")
+    return ROOT.child(template_id).child(f"{seed:04x}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -31,7 +30,7 @@ def sci(x: Any, digits: int = 3) -> str:
     """LaTeX for x in scientific notation: 3.15 \\times 10^{23} (integers below 10^6 stay as they are)."""
     x = float(x)
     if x.is_integer() and abs(x) < 1e6:
-        return f"{int(x):,}".replace(",", "{,}")
+        return tex_int(x)
     exponent = math.floor(math.log10(abs(x))) if x else 0
     mantissa = f"{x / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
     return f"{mantissa} \\times 10^{{{exponent}}}"
@@ -44,10 +43,6 @@ def scientific(x: Any, digits: int = 3) -> str:
 
 def shape(dims: Sequence[Any]) -> str:
     return "$(" + ", ".join(str(d) for d in dims) + ")$"
-
-
-def fraction_md(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"\\frac{{{x.numerator}}}{{{x.denominator}}}"
 
 
 @lru_cache(maxsize=1024)

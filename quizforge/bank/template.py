@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from quizforge.bank.question import KINDS, Misconception, Option, Question, Statement, Step, Unit
+from quizforge.bank.grading import values_match
+from quizforge.bank.question import KINDS, LETTERS, Misconception, Option, Question, Statement, Step, Unit
 from quizforge.bank.seeds import SeedChain, Stream, question_chain
 from quizforge.errors import InputError
 
@@ -85,7 +86,7 @@ class Template:
             answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
             misconceptions=tuple(draft.misconceptions), solution=tuple(draft.solution),
-            hints=tuple(draft.hints), formatter=draft.fmt, exhibits=tuple(draft.exhibits), verify=draft.verify,
+            hints=tuple(draft.hints), exhibits=tuple(draft.exhibits), verify=draft.verify,
         )
 
 
@@ -111,8 +112,6 @@ def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, tit
 # --- options -----------------------------------------------------------------
 
 def _too_close(draft: Draft, a: Any, b: Any) -> bool:
-    from quizforge.bank.grading import values_match
-
     if draft.fmt(a) == draft.fmt(b):
         return True
     return values_match(a, b, decimals=draft.decimals, rel_tol=draft.rel_tol)
@@ -168,8 +167,6 @@ def _statement_options(kind: str, statements: list[Statement], chain: SeedChain)
 
 
 def _answer_md(kind: str, draft: Draft, options: tuple[Option, ...]) -> str:
-    from quizforge.bank.question import LETTERS
-
     if kind == "NAT":
         unit = f" {draft.unit.name}" if draft.unit is not None and draft.unit.name else ""
         return f"{draft.fmt(draft.answer)}{unit}"

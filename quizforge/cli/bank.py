@@ -8,12 +8,6 @@ from quizforge.cli import cli, emit_json
 from quizforge.errors import InputError
 
 
-def _console():
-    from rich.console import Console
-
-    return Console(highlight=False)
-
-
 @cli.group()
 def bank() -> None:
     """The question bank's templates."""
@@ -35,8 +29,9 @@ def bank_list(topic, as_json) -> None:
                     "title": t.title} for t in templates])
         return
     from quizforge.bank.render import templates_table
+    from quizforge.render import console
 
-    _console().print(templates_table(templates))
+    console().print(templates_table(templates))
 
 
 def _seed(value: str | None) -> int | None:
@@ -78,8 +73,9 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
         click.echo(question_markdown(question, with_answer))
         return
     from quizforge.bank.render import question_panel, solution_view
+    from quizforge.render import console as make_console
 
-    console = _console()
+    console = make_console()
     console.print(question_panel(question))
     if with_answer:
         console.print(solution_view(question))
@@ -107,8 +103,9 @@ def explain(question_id, as_json, as_markdown) -> None:
         click.echo(question_markdown(question, with_answer=True))
         return
     from quizforge.bank.render import question_panel, solution_view
+    from quizforge.render import console as make_console
 
-    console = _console()
+    console = make_console()
     console.print(question_panel(question))
     console.print(solution_view(question))
 
@@ -133,5 +130,6 @@ def check(question_id, answer, as_json) -> None:
         emit_json(verdict.to_json())
         return
     from quizforge.bank.render import verdict_view
+    from quizforge.render import console
 
-    _console().print(verdict_view(verdict))
+    console().print(verdict_view(verdict))

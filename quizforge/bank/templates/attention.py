@@ -52,10 +52,6 @@ def _transpose(m):
     return [list(col) for col in zip(*m)]
 
 
-def _matmul(a, b):
-    return [[sum(x * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
-
-
 def _variants(steps) -> dict[str, list[list[float]]]:
     """Attention weights under each classic mistake."""
     raw = [[float(x) for x in row] for row in steps.scores]
@@ -85,7 +81,7 @@ def _mis(tag: str, value) -> Misconception:
     return Misconception(tag, label, feedback, value)
 
 
-def _exhibits(Q, K, V, causal: bool) -> list[Step]:
+def _exhibits(Q, K, V) -> list[Step]:
     return [matrix("Q", Q, row_labels=[f"q{i + 1}" for i in range(len(Q))]),
             matrix("K", K, row_labels=[f"k{i + 1}" for i in range(len(K))]),
             matrix("V", V, row_labels=[f"v{i + 1}" for i in range(len(V))])]
@@ -114,9 +110,10 @@ def _worked(steps, upto: str) -> list[Step]:
     return out
 
 
-def _intro(Q, causal: bool) -> str:
-    mask = (" A causal mask is applied: query $i$ may attend only to keys $j \\le i$." if causal
-            else " No mask is applied.")
+def _intro(Q, causal: bool | None) -> str:
+    """The shared opening; `causal` None says nothing about masks."""
+    mask = ("" if causal is None else " A causal mask is applied: query $i$ may attend only to keys $j \\le i$."
+            if causal else " No mask is applied.")
     return (f"Single-head scaled dot-product attention $\\operatorname{{softmax}}(QK^\\top/\\sqrt{{d_k}})\\,V$ is computed for "
             f"the matrices below ($d_k = {len(Q[0])}$; row $i$ of $Q$ is query $i$, row $j$ of $K$ and $V$ is key/value $j$)."
             + mask)
@@ -131,9 +128,9 @@ def scaled_score(chain: SeedChain) -> Draft:
     value = steps.scaled[i][j]
     raw = float(steps.scores[i][j])
     return Draft(
-        prompt=_intro(Q, False) .replace(" No mask is applied.", "") +
+        prompt=_intro(Q, None) +
         f" What is entry $({i + 1}, {j + 1})$ of the scaled scores $QK^\\top/\\sqrt{{d_k}}$? Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, False),
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis("no-sqrt-dk", raw), _mis("divided-by-d_k", raw / steps.d_k),
                         _mis("scores-transposed", steps.scaled[j][i])],
         solution=[Step("Dot product", f"$q_{{{i + 1}}} \\cdot k_{{{j + 1}}} = "
@@ -157,7 +154,7 @@ def attention_weight(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, causal),
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
         solution=[*_worked(steps, "weights"),
                   Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],
@@ -180,7 +177,7 @@ def attention_output(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is entry $({i + 1}, {c + 1})$ of the output (row {i + 1} is query {i + 1}'s output)? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V, causal),
+        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=mis,
         solution=[*_worked(steps, "output"),
                   Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],

@@ -22,6 +22,11 @@ def _count(cfg) -> int:
     return param_closed_form(cfg).total
 
 
+def _per_layer(cfg) -> int:
+    """What one more layer adds to a whole model's count."""
+    return _count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1))
+
+
 def _measured(cfg):
     """The parameter count of `cfg`, by numel() on a model instantiated on the meta device."""
     def measure() -> int:
@@ -293,7 +298,7 @@ def whole_model(chain: SeedChain) -> Draft:
     total = _count(cfg)
     millions = lambda x: f"{x / 1e6:,.1f} M"  # noqa: E731
     layer_cfg = cfg
-    per_layer = _count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1))
+    per_layer = _per_layer(cfg)
     from quizforge.accounting.formulas import param_closed_form
 
     embeddings = param_closed_form(cfg).numbers()["embeddings"]
@@ -343,7 +348,7 @@ def gpt3_table(chain: SeedChain) -> Draft:
         Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
                       round(4 * L * d * d / 1e9, 2)),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      round((total - (L - 1) * (_count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1)))) / 1e9, 2)),
+                      round((total - (L - 1) * _per_layer(cfg)) / 1e9, 2)),
     ]
     return Draft(
         prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {d}$, "
