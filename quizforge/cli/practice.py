@@ -1,0 +1,60 @@
+"""`quiz practice`: drill, GATE mock and interview sessions."""
+
+from __future__ import annotations
+
+import click
+
+from quizforge.cli import cli
+from quizforge.errors import InputError
+
+
+def _difficulty(text: str | None) -> frozenset[int] | None:
+    """'2' or '1-2' or '1,3' → the levels; anything else is a one-line error."""
+    if not text:
+        return None
+    levels: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        lo, dash, hi = part.partition("-")
+        if not (lo.isdigit() and (not dash or hi.isdigit())):
+            raise InputError(f"--difficulty {text!r}: use a level 1–3, a range like 1-2, or a list like 1,3")
+        a, b = int(lo), int(hi) if dash else int(lo)
+        if not 1 <= a <= b <= 3:
+            raise InputError(f"--difficulty {text!r}: levels run from 1 to 3")
+        levels.update(range(a, b + 1))
+    return frozenset(levels)
+
+
+@cli.command()
+@click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
+@click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
+@click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,
+              help="Questions in a drill (prompts in an interview).")
+@click.option("--new-per-day", type=click.IntRange(0, 1000), default=10, show_default=True,
+              help="Most templates seen for the first time per day.")
+@click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
+@click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
+@click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
+@click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
+@click.option("--resume", is_flag=True, help="Continue the last interrupted mock, with its clock.")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
+def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, interview, resume, data_dir):
+    """Practise: an adaptive drill (default), a GATE mock, or an interview.
+
+    \b
+    At the answer prompt:  h hint · s skip · e explain · q quit
+    In a mock:             n next · p previous · g N go to · m mark for review
+                           c clear · l palette · submit · q pause (resume later)
+    Answers can be piped on stdin, one per line, with the same keys.
+    """
+    from quizforge.practice.session import run_practice
+
+    if interview and (mock or resume):
+        raise click.UsageError("--interview cannot be combined with --mock or --resume")
+    if (questions or minutes) and not (mock or resume):
+        raise click.UsageError("--questions and --minutes belong to --mock gate")
+    if resume and (questions or minutes):
+        raise click.UsageError("--resume continues a mock as it was set; drop --questions/--minutes")
+    mode = "mock" if (mock or resume) else "interview" if interview else "drill"
+    code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
+                        new_per_day=new_per_day, questions=questions, minutes=minutes, resume=resume)
+    click.get_current_context().exit(code)

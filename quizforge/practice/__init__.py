@@ -1,0 +1,1 @@
+"""Practice sessions: drill (FSRS), GATE mock, interview; their SQLite history and statistics."""

@@ -1,0 +1,240 @@
+"""Terminal charts for `quiz stats`: rich renderables drawn with unicode blocks.
+
+`stats_view(stats)` takes the dict of `quizforge.practice.stats.compute_stats` and
+returns a `rich.console.Group`: totals, topics (accuracy bar, trend arrow, daily
+sparkline), streak, interview ratings, due cards with a 14-day forecast, the weakest
+misconceptions and the mock history. No plotting library is involved.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+EMPTY_MESSAGE = "No history yet — run `quiz practice`."
+
+SPARKS = "▁▂▃▄▅▆▇█"
+EIGHTHS = " ▏▎▍▌▋▊▉"
+FULL = "█"
+GOOD, WEAK = 0.75, 0.5
+
+
+def colour(fraction: float | None) -> str:
+    """green for good, red for weak (< 50%), yellow in between; dim when unknown."""
+    if fraction is None:
+        return "dim"
+    if fraction < WEAK:
+        return "red"
+    return "green" if fraction >= GOOD else "yellow"
+
+
+def bar(fraction: float | None, width: int = 12) -> str:
+    """A horizontal bar of `width` cells, in eighths of a cell."""
+    if fraction is None or width <= 0:
+        return " " * max(width, 0)
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    full, part = divmod(eighths, 8)
+    text = FULL * full + (EIGHTHS[part] if part else "")
+    return text.ljust(width)
+
+
+def sparkline(values: Sequence[float | None], low: float = 0.0, high: float = 1.0) -> str:
+    """One character per value, ▁ at `low` up to █ at `high`; a space for None."""
+    span = high - low
+    out = []
+    for v in values:
+        if v is None:
+            out.append(" ")
+            continue
+        level = (min(max(v, low), high) - low) / span if span > 0 else 1.0
+        out.append(SPARKS[round(level * (len(SPARKS) - 1))])
+    return "".join(out)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def percent(fraction: float | None) -> str:
+    return "–" if fraction is None else f"{100 * fraction:.0f}%"
+
+
+def duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def trend_cell(trend: dict[str, Any]) -> Text:
+    delta = trend.get("delta")
+    if delta is None:
+        return Text("–", style="dim")
+    points = round(100 * delta)
+    if points > 0:
+        return Text(f"▲ +{points}", style="green")
+    if points < 0:
+        return Text(f"▼ {points}", style="red")
+    return Text("– 0", style="dim")
+
+
+def _short_day(day: str) -> str:
+    d = date.fromisoformat(day)
+    return f"{d.strftime('%a')} {d.day:2d} {d.strftime('%b')}"
+
+
+# --- sections --------------------------------------------------------------
+
+def _totals_line(stats: dict) -> Text:
+    t = stats["totals"]
+    line = Text()
+    line.append(plural(t["attempts"], "attempt"), style="bold")
+    line.append(f" · {t['answered']} answered · ")
+    line.append(f"{percent(t['accuracy'])} correct", style=colour(t["accuracy"]))
+    line.append(f" · {plural(t['sessions'], 'session')} · {duration(t['seconds'])} on questions")
+    if t["first_day"]:
+        line.append(f" · {t['first_day']} to {t['last_day']}", style="dim")
+    return line
+
+
+def _topics_table(stats: dict) -> Table:
+    window = stats.get("window", {})
+    table = Table(title="Topics", title_justify="left")
+    table.add_column("topic")
+    table.add_column("answered", justify="right")
+    table.add_column("accuracy")
+    table.add_column("7-day trend", justify="right")
+    table.add_column(f"last {stats['days']} days", no_wrap=True)
+    for t in stats["topics"]:
+        style = colour(t["accuracy"])
+        accuracy = Text(bar(t["accuracy"]), style=style)
+        accuracy.append(f" {percent(t['accuracy']):>4}", style=style)
+        spark = Text(sparkline(t["daily"]), style=style)
+        table.add_row(t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
+    if window:
+        table.caption = f"daily accuracy from {window['first']} to {window['last']}; trend in percent points"
+        table.caption_justify = "left"
+    return table
+
+
+def _streak_line(stats: dict) -> Text:
+    s = stats["streak"]
+    line = Text("Streak: ")
+    style = "bold green" if s["current"] else "dim"
+    line.append(plural(s["current"], "day"), style=style)
+    line.append(f" (longest {s['longest']}) · {plural(s['active_days'], 'active day')}")
+    if s["current"] == 0 and s["last_active_day"]:
+        line.append(f" · last active {s['last_active_day']}", style="dim")
+    return line
+
+
+def _interview_line(stats: dict) -> Text | None:
+    iv = stats["interview"]
+    if not iv["attempts"]:
+        return None
+    r = iv["ratings"]
+    line = Text(f"Interview: {plural(iv['attempts'], 'answer')} to {plural(iv['prompts_practised'], 'prompt')} · ")
+    line.append(f"again {r['again']}", style="red")
+    line.append(" · ")
+    line.append(f"hard {r['hard']}", style="yellow")
+    line.append(" · ")
+    line.append(f"good {r['good']}", style="green")
+    line.append(" · ")
+    line.append(f"easy {r['easy']}", style="bold green")
+    if r.get("unrated"):
+        line.append(f" · unrated {r['unrated']}", style="dim")
+    return line
+
+
+def _due_view(stats: dict) -> Group | None:
+    due = stats["due"]
+    if not due["total_cards"]:
+        return None
+    head = Text("Due now: ")
+    head.append(str(due["now"]), style="bold yellow" if due["now"] else "green")
+    head.append(f" of {due['total_cards']} cards · {due['new_today']} new today")
+    forecast = due["forecast"]
+    peak = max((f["count"] for f in forecast), default=0)
+    table = Table(title="Next 14 days", title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column("day", style="dim", no_wrap=True)
+    table.add_column("cards", no_wrap=True)
+    table.add_column("count", justify="right")
+    for i, f in enumerate(forecast):
+        label = "today" if i == 0 else _short_day(f["day"])
+        table.add_row(label, Text(bar(f["count"] / peak if peak else 0, 24), style="cyan"), str(f["count"]))
+    return Group(head, table)
+
+
+def _misconceptions_table(stats: dict) -> Table | None:
+    items = stats["misconceptions"]
+    if not items:
+        return None
+    total = stats.get("misconceptions_total", len(items))
+    title = "Weakest misconceptions" + (f" (top {len(items)} of {total})" if total > len(items) else "")
+    table = Table(title=title, title_justify="left")
+    table.add_column("misconception")
+    table.add_column("hits", justify="right")
+    table.add_column("last hit")
+    table.add_column("templates")
+    table.add_column("status")
+    for m in items:
+        status = Text("corrected", style="green") if m["corrected"] else Text("open", style="red")
+        table.add_row(Text(m["label"]).append(f" [{m['tag']}]", style="dim") if m["label"] != m["tag"]
+                      else Text(m["tag"]), str(m["hits"]), m["last_hit"] or "–", ", ".join(m["templates"]), status)
+    return table
+
+
+def _mocks_view(stats: dict) -> Group | None:
+    mocks = stats["mocks"]
+    history = mocks["history"]
+    if not history:
+        return None
+    table = Table(title="Mock tests", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("day")
+    table.add_column("score", justify="right")
+    table.add_column("%", justify="right")
+    table.add_column("lost", justify="right")
+    table.add_column("correct / answered / questions", justify="right")
+    table.add_column("minutes", justify="right")
+    table.add_column("status")
+    for m in history:
+        p = m["percent"]
+        table.add_row(str(m["session_id"]), m["day"], f"{m['score']:g} / {m['max']:g}",
+                      Text("–" if p is None else f"{p:.1f}", style=colour(None if p is None else p / 100)),
+                      f"-{m['negative']:g}" if m["negative"] else "0",
+                      f"{m['correct']} / {m['answered']} / {m['questions']}",
+                      f"{m['minutes']:g} / {m['minutes_allowed']:g}",
+                      m["status"].replace("_", " "))
+    line = Text("Mock percent: ")
+    line.append(sparkline([m["percent"] for m in history], 0, 100), style="cyan")
+    if mocks["best"]:
+        line.append(f"  best {mocks['best']['percent']:.1f}%")
+    if mocks["last"] and mocks["last"]["percent"] is not None:
+        line.append(f" · last {mocks['last']['percent']:.1f}%")
+    change = mocks["change"]
+    if change is not None:
+        line.append(" · change ")
+        line.append(f"{change:+.1f} points", style="green" if change > 0 else "red" if change < 0 else "dim")
+    return Group(table, line)
+
+
+def stats_view(stats: dict) -> Group:
+    """Every section of `stats` that has something to show."""
+    if stats.get("empty") or (not stats["totals"]["attempts"] and not stats["due"]["total_cards"]
+                              and not stats["mocks"]["history"]):
+        return Group(Text(EMPTY_MESSAGE))
+    parts: list[Any] = [_totals_line(stats), _streak_line(stats)]
+    if stats["topics"]:
+        parts += [Text(), _topics_table(stats)]
+    interview = _interview_line(stats)
+    if interview is not None:
+        parts += [Text(), interview]
+    for section in (_due_view(stats), _misconceptions_table(stats), _mocks_view(stats)):
+        if section is not None:
+            parts += [Text(), section]
+    return Group(*parts)

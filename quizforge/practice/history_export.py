@@ -1,0 +1,130 @@
+"""Export a learner's history as CSV (one row per attempt) or JSON (everything).
+
+CSV: a header, then every attempt in the order answered, with every column of the
+`attempts` table and `answered_at_iso` (local time, ISO 8601 with its UTC offset)
+after `answered_at`. Quoting is the csv module's. A text cell that a spreadsheet
+would read as a formula (it starts with = + - @, a tab or a carriage return) gets a
+leading single quote, unless it is a plain number such as "-3" or "+1.5e9"; so a
+typed answer "=HYPERLINK(...)" is exported as "'=HYPERLINK(...)".
+
+JSON: `{"format": "quizforge-history", "version": 1, "exported_at": ISO, "sessions",
+"attempts", "cards", "reviews", "mocks"}`, the rows as objects with their JSON
+columns (settings, card, log, paper, answers, ...) parsed; text is exported as typed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from datetime import datetime
+from typing import Any, TextIO
+
+from quizforge.errors import InputError
+
+FORMATS = ("csv", "json")
+EXPORT_FORMAT = "quizforge-history"
+EXPORT_VERSION = 1
+
+ATTEMPT_COLUMNS = (
+    "id", "session_id", "mode", "answered_at", "day", "question_id", "template", "topic", "kind", "marks",
+    "difficulty", "answer", "outcome", "score", "misconception", "misconception_label", "hints", "tries",
+    "seconds", "rating",
+)
+CSV_COLUMNS = ATTEMPT_COLUMNS[:4] + ("answered_at_iso",) + ATTEMPT_COLUMNS[4:]
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def check_format(fmt: str) -> str:
+    name = (fmt or "").strip().lower()
+    if name not in FORMATS:
+        raise InputError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
+    return name
+
+
+def iso(at: float | None) -> str | None:
+    """Local time with its offset, to the second: 2025-03-14T09:26:53+05:30."""
+    if at is None:
+        return None
+    return datetime.fromtimestamp(float(at)).astimezone().isoformat(timespec="seconds")
+
+
+def safe_cell(value: Any) -> Any:
+    """A text cell that cannot run as a spreadsheet formula; numbers pass as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _parse(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # keep what is there rather than lose it
+
+
+def _row(row) -> dict[str, Any]:
+    return {k: row[k] for k in row.keys()}
+
+
+def _csv(history, stream: TextIO) -> int:
+    writer = csv.writer(stream)
+    writer.writerow(CSV_COLUMNS)
+    n = 0
+    for row in history.attempts():
+        values = _row(row)
+        values["answered_at_iso"] = iso(values["answered_at"])
+        writer.writerow([safe_cell(values.get(c)) for c in CSV_COLUMNS])
+        n += 1
+    return n
+
+
+def _json(history, stream: TextIO) -> int:
+    attempts = [_row(r) for r in history.attempts()]
+    sessions = []
+    for r in history.sessions():
+        entry = _row(r)
+        entry["settings"] = _parse(entry.get("settings"))
+        sessions.append(entry)
+    cards = []
+    for key, r in sorted(history.cards().items()):
+        entry = _row(r)
+        entry["card"] = _parse(entry["card"])
+        cards.append(entry)
+    reviews = []
+    for r in history.reviews():
+        entry = _row(r)
+        entry["log"] = _parse(entry["log"])
+        reviews.append(entry)
+    mocks = []
+    for row, state in history.mocks():
+        mocks.append({
+            "session_id": state.session_id, "exam": state.exam, "paper": state.paper, "minutes": state.minutes,
+            "elapsed": state.elapsed, "current": state.current,
+            "answers": {str(k): v for k, v in sorted(state.answers.items())},
+            "marked": sorted(state.marked), "visited": sorted(state.visited),
+            "spent": {str(k): v for k, v in sorted(state.spent.items())},
+            "result": state.result, "started_at": row["started_at"], "ended_at": row["ended_at"],
+            "status": row["status"],
+        })
+    payload = {
+        "format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+        "exported_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "sessions": sessions, "attempts": attempts, "cards": cards, "reviews": reviews, "mocks": mocks,
+    }
+    json.dump(payload, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
+    return len(attempts)
+
+
+def export_history(history, fmt: str, stream: TextIO) -> int:
+    """Write the history to `stream` as `fmt` (csv or json); return the number of attempts written.
+
+    Open a file `stream` with newline="" for CSV, as the csv module asks.
+    """
+    name = check_format(fmt)
+    return _csv(history, stream) if name == "csv" else _json(history, stream)

@@ -1,0 +1,90 @@
+"""Questions generated ahead, on one background thread, while the learner reads.
+
+The first question of a session comes from a light template (no torch, no sympy), so it
+is on screen at once; the heavy imports and the next questions are made behind it. All
+generation runs on the one worker thread, so templates never race on their caches. The
+thread is a daemon: quitting never waits for a torch import to finish.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from concurrent.futures import Future
+from typing import Callable
+
+from quizforge.bank.question import Question
+
+
+def _generate(question_id: str) -> Question:
+    from quizforge.bank.registry import question
+
+    return question(question_id)
+
+
+def _warm(template_ids: list[str]) -> None:
+    """Import what heavy templates need and fill their caches, with a throwaway seed each."""
+    from quizforge.bank.registry import get_template
+
+    for template_id in template_ids:
+        try:
+            get_template(template_id).question(0)
+        except Exception:   # a warm-up failure must not surface; the real draw will report it
+            pass
+
+
+class Prefetcher:
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._pending: dict[str, Future] = {}
+        self._warming = False
+        self._warmed = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name="quizforge-prefetch", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            future, func, arg = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(func(arg))
+            except BaseException as exc:   # handed to whoever waits on it
+                future.set_exception(exc)
+
+    def _submit(self, func: Callable, arg) -> Future:
+        future: Future = Future()
+        self._jobs.put((future, func, arg))
+        return future
+
+    @property
+    def warm(self) -> bool:
+        """Whether torch and sympy are loaded (heavy questions are then quick)."""
+        return self._warmed or ("torch" in sys.modules and "sympy" in sys.modules)
+
+    def prefetch(self, question_id: str) -> None:
+        if question_id not in self._pending:
+            self._pending[question_id] = self._submit(_generate, question_id)
+
+    def warm_up(self, heavy_template_ids: list[str]) -> None:
+        if heavy_template_ids and not self._warming:
+            self._warming = True
+            self._submit(_warm, heavy_template_ids).add_done_callback(lambda _: setattr(self, "_warmed", True))
+
+    def get(self, question_id: str) -> Question:
+        future = self._pending.pop(question_id, None)
+        if self._closed:
+            return _generate(question_id)
+        return (future or self._submit(_generate, question_id)).result()
+
+    def close(self) -> None:
+        self._closed = True
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+        self._jobs.put(None)

@@ -1,0 +1,44 @@
+"""Starting a practice session: open the history, choose the reader, run the mode."""
+
+from __future__ import annotations
+
+import time
+
+from quizforge.practice.paths import history_path
+from quizforge.practice.store import History
+from quizforge.practice.terminal import reader_for_stdin
+from quizforge.render import console as make_console
+
+
+def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
+                 questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None) -> int:
+    """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C)."""
+    console = console or make_console()
+    history = History(history_path(data_dir))
+    reader = reader or reader_for_stdin(clock)
+    try:
+        if mode == "drill":
+            from quizforge.practice.drill import Drill, DrillOptions
+            from quizforge.practice.reports import drill_summary_view
+
+            drill = Drill(history, reader, console, DrillOptions(topic, difficulty, count, new_per_day), clock)
+            summary = drill.run()
+            console.print(drill_summary_view(summary, drill.planner, clock()))
+        elif mode == "mock":
+            from quizforge.practice.mock import run_mock
+
+            run_mock(history, reader, console, questions=questions, minutes=minutes, resume=resume, clock=clock)
+        elif mode == "interview":
+            from quizforge.practice.interview import Interview
+            from quizforge.practice.reports import interview_summary_view
+
+            interview = Interview(history, reader, console, count=count, topic=topic, clock=clock)
+            console.print(interview_summary_view(interview.run()))
+        else:
+            raise ValueError(mode)
+    except KeyboardInterrupt:
+        console.print("\ninterrupted · everything answered so far is saved", style="dim")
+        return 130
+    finally:
+        history.close()
+    return 0

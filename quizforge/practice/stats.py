@@ -1,0 +1,303 @@
+"""Progress statistics over a learner's history, as plain JSON-able data.
+
+`compute_stats(history, now, days=30)` reads the SQLite history once and returns
+the dict that `quiz stats --json` prints (and that `charts.stats_view` draws).
+Every fraction is in 0..1 (rounded to 4 places); percents are 0..100 (2 places);
+days are the learner's local dates, YYYY-MM-DD, as stored in the `day` column.
+
+Keys:
+
+- `today` (str): the local date of `now`. `days` (int): the length of the daily series.
+- `window`: `{"first": day, "last": day}`, the dates of the first and last point of
+  every `daily` series (`last` is today).
+- `empty` (bool): nothing recorded yet (no attempts, cards or mocks).
+- `totals`: `attempts` (every recorded row, skips and interview ratings included),
+  `answered` (correct + wrong + revealed), `correct`, `wrong`, `revealed`, `skipped`,
+  `unanswered` (left blank in a submitted mock), `accuracy` (correct / answered, None
+  when nothing was answered), `sessions`, `sessions_by_mode` ({mode: count}),
+  `seconds` (time spent on questions, the sum of the attempts' seconds),
+  `first_day` and `last_day` (None when empty).
+- `topics`: a list, in the bank's topic order (unknown topics after, by name), of the
+  topics with at least one non-interview attempt: `topic`, `title`, `attempts`,
+  `answered`, `correct`, `accuracy`; `trend`: `{"recent", "previous", "delta"}`,
+  accuracy over the last 7 days (today included) and the 7 days before, and their
+  difference (any may be None); `daily`: `days` accuracies, oldest first, None on
+  days with nothing answered in that topic.
+- `interview`: self-rated interview prompts, kept out of every accuracy:
+  `attempts`, `ratings` (`{"again", "hard", "good", "easy", "unrated"}` counts),
+  `prompts_practised`, and `prompts` (by prompt id: `prompt`, `attempts`,
+  `last_day`, `last_rating`).
+- `streak`: `current` (consecutive active days ending today, or yesterday when
+  nothing has been done yet today), `longest`, `active_days`, `last_active_day`.
+  A day is active when at least one attempt on it is real work: an outcome other
+  than `skipped` (and `unanswered`, a blank left in a submitted mock).
+- `due`: `now` (cards with due_at <= now), `total_cards`, `new_today` (cards
+  introduced today), `forecast`: 14 `{"day", "count"}` entries from today, the cards
+  falling due on each local day (overdue cards counted on today).
+- `misconceptions`: the 10 weakest: `tag`, `label`, `hits`, `last_hit` (day),
+  `templates` (sorted), `corrected` (a correct answer on one of those templates
+  after the misconception's latest hit); uncorrected first, then most hits, then
+  most recent. `misconceptions_total`: how many distinct tags were ever hit.
+- `mocks`: `history` (submitted mocks, oldest first: `session_id`, `exam`, `day`,
+  `score`, `max`, `percent`, `negative`, `correct`, `answered`, `questions`,
+  `status`, `minutes` used, `minutes_allowed`), `best` and `last` (entries of the
+  history, None when there is none), `change` (last percent minus the one before,
+  in percent points, None with fewer than 2), `unfinished` (mocks never submitted).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, defaultdict
+from datetime import date, timedelta
+from typing import Any, Iterable
+
+from quizforge.practice.store import local_day
+
+INTERVIEW = "interview"
+ANSWERED = ("correct", "wrong", "revealed")
+NOT_WORK = ("skipped", "unanswered")
+RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+FORECAST_DAYS = 14
+TREND_DAYS = 7
+TOP_MISCONCEPTIONS = 10
+
+# The bank's order, used only when quizforge.bank.template cannot be imported.
+_FALLBACK_TOPICS = {
+    "dims": "Dimensions and shapes", "params": "Parameter counts", "flops": "FLOPs and compute",
+    "memory": "Memory and the KV cache", "attention": "Attention by hand", "softmax": "Softmax and scaling",
+    "positional": "Positional encoding", "concepts": "Complexity and concepts",
+}
+
+
+def _topics() -> dict[str, str]:
+    try:  # light: no torch or sympy behind it
+        from quizforge.bank.template import TOPICS
+    except Exception:  # pragma: no cover - a broken bank must not break the stats
+        return dict(_FALLBACK_TOPICS)
+    return dict(TOPICS)
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _shift(day: str, n: int) -> str:
+    return (date.fromisoformat(day) + timedelta(days=n)).isoformat()
+
+
+def _is_interview(row) -> bool:
+    return row["mode"] == INTERVIEW or row["kind"] == INTERVIEW
+
+
+def _accuracy(rows: Iterable) -> tuple[int, int, float | None]:
+    answered = correct = 0
+    for r in rows:
+        if r["outcome"] in ANSWERED:
+            answered += 1
+            correct += r["outcome"] == "correct"
+    return answered, correct, _ratio(correct, answered)
+
+
+# --- sections --------------------------------------------------------------
+
+def _totals(attempts: list, sessions: list) -> dict[str, Any]:
+    outcomes = Counter(r["outcome"] for r in attempts)
+    answered = sum(outcomes[o] for o in ANSWERED)
+    days = [r["day"] for r in attempts]
+    return {
+        "attempts": len(attempts),
+        "answered": answered,
+        "correct": outcomes["correct"],
+        "wrong": outcomes["wrong"],
+        "revealed": outcomes["revealed"],
+        "skipped": outcomes["skipped"],
+        "unanswered": outcomes["unanswered"],
+        "accuracy": _ratio(outcomes["correct"], answered),
+        "sessions": len(sessions),
+        "sessions_by_mode": dict(sorted(Counter(s["mode"] for s in sessions).items())),
+        "seconds": round(sum(float(r["seconds"] or 0) for r in attempts), 1),
+        "first_day": min(days) if days else None,
+        "last_day": max(days) if days else None,
+    }
+
+
+def _topic_section(attempts: list, today: str, days: int) -> list[dict[str, Any]]:
+    names = _topics()
+    by_topic: dict[str, list] = defaultdict(list)
+    for r in attempts:
+        if not _is_interview(r):
+            by_topic[r["topic"]].append(r)
+    order = [t for t in names if t in by_topic] + sorted(t for t in by_topic if t not in names)
+    series = [_shift(today, -i) for i in range(days - 1, -1, -1)]
+    recent_from = _shift(today, -(TREND_DAYS - 1))
+    previous_from = _shift(today, -(2 * TREND_DAYS - 1))
+    out = []
+    for topic in order:
+        rows = by_topic[topic]
+        answered, correct, accuracy = _accuracy(rows)
+        per_day: dict[str, list] = defaultdict(list)
+        for r in rows:
+            per_day[r["day"]].append(r)
+        recent = _accuracy(r for r in rows if recent_from <= r["day"] <= today)[2]
+        previous = _accuracy(r for r in rows if previous_from <= r["day"] < recent_from)[2]
+        delta = round(recent - previous, 4) if recent is not None and previous is not None else None
+        out.append({
+            "topic": topic,
+            "title": names.get(topic, topic),
+            "attempts": len(rows),
+            "answered": answered,
+            "correct": correct,
+            "accuracy": accuracy,
+            "trend": {"recent": recent, "previous": previous, "delta": delta},
+            "daily": [_accuracy(per_day.get(d, ()))[2] for d in series],
+        })
+    return out
+
+
+def _interview_section(attempts: list) -> dict[str, Any]:
+    rows = [r for r in attempts if _is_interview(r)]
+    ratings = {name: 0 for name in RATING_NAMES.values()} | {"unrated": 0}
+    prompts: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        ratings[RATING_NAMES.get(r["rating"], "unrated")] += 1
+        template = r["template"] or ""
+        prompt = template[len("interview."):] if template.startswith("interview.") else template
+        entry = prompts.setdefault(prompt, {"prompt": prompt, "attempts": 0, "last_day": None, "last_rating": None})
+        entry["attempts"] += 1
+        entry["last_day"] = r["day"]  # rows come oldest first
+        entry["last_rating"] = RATING_NAMES.get(r["rating"])
+    return {
+        "attempts": len(rows),
+        "ratings": ratings,
+        "prompts_practised": len(prompts),
+        "prompts": [prompts[k] for k in sorted(prompts)],
+    }
+
+
+def _streak_section(attempts: list, today: str) -> dict[str, Any]:
+    active = sorted({r["day"] for r in attempts if r["outcome"] not in NOT_WORK})
+    longest = run = 0
+    previous = None
+    for day in active:
+        run = run + 1 if previous is not None and _shift(previous, 1) == day else 1
+        longest = max(longest, run)
+        previous = day
+    days = set(active)
+    cursor = today if today in days else _shift(today, -1)
+    current = 0
+    while cursor in days:
+        current += 1
+        cursor = _shift(cursor, -1)
+    return {"current": current, "longest": longest, "active_days": len(active),
+            "last_active_day": active[-1] if active else None}
+
+
+def _due_section(cards: dict, now: float, today: str) -> dict[str, Any]:
+    horizon = [_shift(today, i) for i in range(FORECAST_DAYS)]
+    counts = dict.fromkeys(horizon, 0)
+    due_now = new_today = 0
+    for row in cards.values():
+        due_at = float(row["due_at"])
+        due_now += due_at <= now
+        new_today += row["introduced_day"] == today
+        day = max(local_day(due_at), today)
+        if day in counts:
+            counts[day] += 1
+    return {"now": due_now, "total_cards": len(cards), "new_today": new_today,
+            "forecast": [{"day": d, "count": counts[d]} for d in horizon]}
+
+
+def _misconception_section(attempts: list) -> tuple[list[dict[str, Any]], int]:
+    rows = [r for r in attempts if not _is_interview(r)]  # oldest first: the index is the order of events
+    correct_at: dict[str, list[int]] = defaultdict(list)
+    hits: dict[str, dict[str, Any]] = {}
+    for i, r in enumerate(rows):
+        if r["outcome"] == "correct":
+            correct_at[r["template"]].append(i)
+        tag = r["misconception"]
+        if not tag:
+            continue
+        entry = hits.setdefault(tag, {"tag": tag, "label": None, "hits": 0, "last_hit": None,
+                                      "templates": set(), "_last": -1})
+        entry["hits"] += 1
+        entry["label"] = r["misconception_label"] or entry["label"]
+        entry["last_hit"] = r["day"]
+        entry["templates"].add(r["template"])
+        entry["_last"] = i
+    out = []
+    for entry in hits.values():
+        last = entry.pop("_last")
+        entry["corrected"] = any(i > last for t in entry["templates"] for i in correct_at.get(t, ()))
+        entry["templates"] = sorted(entry["templates"])
+        entry["label"] = entry["label"] or entry["tag"]
+        out.append((entry, last))
+    out.sort(key=lambda pair: (pair[0]["corrected"], -pair[0]["hits"], -pair[1], pair[0]["tag"]))
+    return [entry for entry, _ in out[:TOP_MISCONCEPTIONS]], len(out)
+
+
+def _mock_section(mocks: list) -> dict[str, Any]:
+    history = []
+    unfinished = 0
+    for row, state in mocks:
+        result = state.result
+        if not isinstance(result, dict):
+            unfinished += 1
+            continue
+        at = result.get("submitted_at") or row["ended_at"] or row["started_at"]
+        score = float(result.get("score") or 0)
+        top = float(result.get("max") or 0)
+        history.append({
+            "session_id": state.session_id,
+            "exam": state.exam,
+            "day": local_day(float(at)),
+            "score": score,
+            "max": top,
+            "percent": round(100 * score / top, 2) if top else None,
+            "negative": float(result.get("negative") or 0),
+            "correct": int(result.get("correct") or 0),
+            "answered": int(result.get("answered") or 0),
+            "questions": int(result.get("questions") or len(state.paper)),
+            "status": result.get("status") or row["status"],
+            "minutes": round(float(result.get("seconds") or state.elapsed or 0) / 60, 1),
+            "minutes_allowed": state.minutes,
+        })
+    scored = [m for m in history if m["percent"] is not None]
+    best = max(scored, key=lambda m: m["percent"]) if scored else None  # the first of equals
+    change = None
+    if len(scored) >= 2:
+        change = round(scored[-1]["percent"] - scored[-2]["percent"], 2)
+    return {"history": history, "best": best, "last": history[-1] if history else None,
+            "change": change, "unfinished": unfinished}
+
+
+# --- entry point -----------------------------------------------------------
+
+def compute_stats(history, now: float | None = None, *, days: int = 30) -> dict[str, Any]:
+    """Everything `quiz stats` shows, as JSON-able data (see the module docstring)."""
+    if now is None:
+        now = time.time()
+    days = max(1, int(days))
+    today = local_day(now)
+    attempts = history.attempts()
+    sessions = history.sessions()
+    cards = history.cards()
+    mocks = history.mocks()
+    misconceptions, distinct = _misconception_section(attempts)
+    stats = {
+        "today": today,
+        "days": days,
+        "window": {"first": _shift(today, -(days - 1)), "last": today},
+        "empty": not attempts and not cards and not mocks,
+        "totals": _totals(attempts, sessions),
+        "topics": _topic_section(attempts, today, days),
+        "interview": _interview_section(attempts),
+        "streak": _streak_section(attempts, today),
+        "due": _due_section(cards, now, today),
+        "misconceptions": misconceptions,
+        "misconceptions_total": distinct,
+        "mocks": _mock_section(mocks),
+    }
+    # Plain data all the way down: what --json prints is exactly this.
+    return json.loads(json.dumps(stats))
