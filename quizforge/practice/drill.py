@@ -95,8 +95,7 @@ class Drill:
                     pick = upcoming   # the question generated in the background
                 asked.add(pick.item)
                 question = self.prefetcher.get(f"{pick.item}-{pick.seed:04x}")
-                self._prepare_next(asked | {pick.item})
-                self._ask(question, n, pick.reason)
+                self._ask(question, n, pick.reason, then=lambda: self._prepare_next(asked))
                 if n < self.options.count:
                     self._after_answer(question)
         except _Quit as stop:
@@ -135,7 +134,7 @@ class Drill:
             return ""
         return line
 
-    def _ask(self, question, n: int, reason: str) -> None:
+    def _ask(self, question, n: int, reason: str, then: Callable[[], None] = lambda: None) -> None:
         from quizforge.bank import render
         from quizforge.bank.grading import grade
         from quizforge.bank.mathtext import markdown_to_terminal
@@ -145,6 +144,7 @@ class Drill:
         self.console.print()
         self.console.print(render.question_panel(question, f"{n}/{self.options.count} · {label}"))
         self.console.print(keys_line("h hint", "s skip", "e explain", "q quit"))
+        then()   # background work starts once the question is on screen, not before
         shown = self.clock()
         hints = tries = 0
         hit = None

@@ -8,6 +8,7 @@ thread is a daemon: quitting never waits for a torch import to finish.
 
 from __future__ import annotations
 
+import itertools
 import queue
 import sys
 import threading
@@ -23,20 +24,28 @@ def _generate(question_id: str) -> Question:
     return question(question_id)
 
 
-def _warm(template_ids: list[str]) -> None:
-    """Import what heavy templates need and fill their caches, with a throwaway seed each."""
+def _is_light(question_id: str) -> bool:
+    from quizforge.bank.registry import parse_question_id
+
+    template, _ = parse_question_id(question_id)
+    return template.light
+
+
+def _warm(template_id: str) -> None:
+    """Import what a heavy template needs and fill its caches, with a throwaway seed."""
     from quizforge.bank.registry import get_template
 
-    for template_id in template_ids:
-        try:
-            get_template(template_id).question(0)
-        except Exception:   # a warm-up failure must not surface; the real draw will report it
-            pass
+    try:
+        get_template(template_id).question(0)
+    except Exception:   # a warm-up failure must not surface; the real draw will report it
+        pass
 
 
 class Prefetcher:
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        # Questions asked for jump ahead of warm-up jobs: (priority, order, job).
+        self._jobs: queue.PriorityQueue = queue.PriorityQueue()
+        self._order = itertools.count()
         self._pending: dict[str, Future] = {}
         self._warming = False
         self._warmed = False
@@ -46,7 +55,7 @@ class Prefetcher:
 
     def _work(self) -> None:
         while True:
-            job = self._jobs.get()
+            _, _, job = self._jobs.get()
             if job is None:
                 return
             future, func, arg = job
@@ -57,9 +66,9 @@ class Prefetcher:
             except BaseException as exc:   # handed to whoever waits on it
                 future.set_exception(exc)
 
-    def _submit(self, func: Callable, arg) -> Future:
+    def _submit(self, func: Callable, arg, priority: int = 0) -> Future:
         future: Future = Future()
-        self._jobs.put((future, func, arg))
+        self._jobs.put((priority, next(self._order), (future, func, arg)))
         return future
 
     @property
@@ -74,11 +83,18 @@ class Prefetcher:
     def warm_up(self, heavy_template_ids: list[str]) -> None:
         if heavy_template_ids and not self._warming:
             self._warming = True
-            self._submit(_warm, heavy_template_ids).add_done_callback(lambda _: setattr(self, "_warmed", True))
+            for template_id in heavy_template_ids:
+                last = self._submit(_warm, template_id, priority=1)
+            last.add_done_callback(lambda _: setattr(self, "_warmed", True))
 
     def get(self, question_id: str) -> Question:
         future = self._pending.pop(question_id, None)
-        if self._closed:
+        if future is not None and future.done():
+            return future.result()
+        if self._closed or _is_light(question_id):
+            # A light question takes a millisecond here; behind a torch import it could take seconds.
+            if future is not None:
+                future.cancel()
             return _generate(question_id)
         return (future or self._submit(_generate, question_id)).result()
 
@@ -87,4 +103,4 @@ class Prefetcher:
         for future in self._pending.values():
             future.cancel()
         self._pending.clear()
-        self._jobs.put(None)
+        self._jobs.put((-1, -1, None))

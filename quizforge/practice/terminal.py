@@ -77,11 +77,18 @@ class TerminalReader:
     interactive = True
 
     def __init__(self, clock: Clock = time.time):
-        os.environ.setdefault("PROMPT_TOOLKIT_NO_CPR", "1")   # no cursor-position round trips
-        from prompt_toolkit import PromptSession
-
         self.clock = clock
-        self.session = PromptSession()
+        self._session = None
+
+    @property
+    def session(self):
+        """Made at the first prompt, so importing prompt_toolkit never delays the first question."""
+        if self._session is None:
+            os.environ.setdefault("PROMPT_TOOLKIT_NO_CPR", "1")   # no cursor-position round trips
+            from prompt_toolkit import PromptSession
+
+            self._session = PromptSession()
+        return self._session
 
     def read(self, prompt: str = "", *, deadline: float | None = None,
              status: Callable[[], str] | None = None) -> str:
