@@ -16,7 +16,7 @@ def test_readme_has_the_two_fresh_machine_commands():
     for command in (main_job, tests):
         # the pinned CPU torch must come before the package, or pip pulls CUDA wheels
         assert command.index("pip install torch==2.13.0") < command.index("pip install -e")
-    assert main_job.endswith("quiz calc params gpt2")
+    assert main_job.endswith("&& quiz practice")   # the main job: a session on the built-in bank
     assert tests.endswith("python -m pytest")
 
 

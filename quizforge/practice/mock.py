@@ -350,8 +350,9 @@ def run_mock(history: History, reader, console: Console, *, questions: int | Non
     exam = MockExam(history, reader, console, state, clock)
     try:
         how = exam.run()
-    except BaseException:
+    except BaseException:   # Ctrl-C: keep the time used so far; the mock stays open for --resume
         exam.prefetcher.close()
+        exam._save()
         raise
     if how == "paused":
         exam.prefetcher.close()

@@ -33,7 +33,7 @@ def mock_report_view(result: dict, earlier: list[dict]) -> Group:
     head.add_row(Text("Score", style="bold"),
                  Text(f"{result['score']:g} / {result['max']:g}  ({pct:.1f}%)",
                       style="bold green" if pct >= 50 else "bold red"))
-    head.add_row("Negative marks", Text(f"−{result['negative']:g}", style="red" if result["negative"] else "dim"))
+    head.add_row("Negative marks", Text(f"−{result['negative']:g}" if result["negative"] else "0", style="red" if result["negative"] else "dim"))
     head.add_row("Answered", f"{answered} of {result['questions']}  ·  correct {correct}  ·  accuracy "
                              f"{(correct / answered if answered else 0):.0%}")
     head.add_row("Time used", f"{clock_text(result['seconds'])}"

@@ -86,8 +86,9 @@ class Planner:
         candidates: list[tuple[str, str]] = [(i, "due") for _, i in due]
         candidates += [(i, "remedial") for i in self._remedial(cards, now) if i in fresh]
         today = local_day(now)
-        introduced_today = sum(1 for row in cards.values()
-                               if row["introduced_day"] == today and not row["key"].startswith("misconception:"))
+        prefix = self.key("")   # this planner's own cards: drill and interview keep separate limits
+        introduced_today = sum(1 for key, row in cards.items()
+                               if row["introduced_day"] == today and key.startswith(prefix))
         if introduced_today < self.new_per_day:
             candidates += [(i, "new") for i in fresh if self.key(i) not in cards]
         if not candidates:

@@ -84,7 +84,6 @@ class TerminalReader:
     def session(self):
         """Made at the first prompt, so importing prompt_toolkit never delays the first question."""
         if self._session is None:
-            os.environ.setdefault("PROMPT_TOOLKIT_NO_CPR", "1")   # no cursor-position round trips
             from prompt_toolkit import PromptSession
 
             self._session = PromptSession()
