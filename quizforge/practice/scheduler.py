@@ -92,7 +92,9 @@ class Planner:
         if introduced_today < self.new_per_day:
             candidates += [(i, "new") for i in fresh if self.key(i) not in cards]
         if not candidates:
-            ahead = sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
+            # Past the new limit: review early, preferring items not yet seen in this session.
+            ahead = (sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
+                     or sorted((cards[self.key(i)]["due_at"], i) for i in self.items if self.key(i) in cards))
             candidates = [(i, "ahead") for _, i in ahead] or [(i, "new") for i in fresh]
         if prefer_light:
             # Nothing heavy is loaded yet: a light item now, the heavy ones once torch is warm.

@@ -37,7 +37,8 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
         else:
             raise ValueError(mode)
     except KeyboardInterrupt:
-        console.print("\ninterrupted · everything answered so far is saved", style="dim")
+        resume = " · continue the mock with: quiz practice --resume" if mode == "mock" else ""
+        console.print(f"\ninterrupted · everything answered so far is saved{resume}", style="dim")
         return 130
     finally:
         history.close()
