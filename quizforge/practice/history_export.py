@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import tempfile
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from quizforge.errors import InputError
@@ -128,3 +131,41 @@ def export_history(history, fmt: str, stream: TextIO) -> int:
     """
     name = check_format(fmt)
     return _csv(history, stream) if name == "csv" else _json(history, stream)
+
+
+def _file_mode(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def export_to_file(history, fmt: str, target: Path) -> int:
+    """Write into a temporary file beside `target`, then rename it over `target`."""
+    if target.is_dir():
+        raise InputError(f"--output {target} is a folder; name a file")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InputError(f"--output {target}: folder {folder} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write to {folder}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            n = export_history(history, fmt, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(target))
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise
+    return n

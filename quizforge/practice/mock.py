@@ -13,10 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from rich import box
 
 from quizforge.answers import AnswerError
 from quizforge.errors import InputError

@@ -373,3 +373,35 @@ class History:
             "SELECT m.*, s.started_at AS started_at, s.ended_at AS ended_at, s.status AS status"
             " FROM mocks m JOIN sessions s ON s.id = m.session_id ORDER BY s.started_at, s.id").fetchall()
         return [(r, self._mock_from_row(r)) for r in rows]
+
+
+class EmptyHistory:
+    """Stands in for a history file that does not exist yet, so reading one creates nothing."""
+
+    def attempts(self, since=None, mode=None) -> list:
+        return []
+
+    def sessions(self) -> list:
+        return []
+
+    def cards(self) -> dict:
+        return {}
+
+    def reviews(self) -> list:
+        return []
+
+    def mocks(self) -> list:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+@contextmanager
+def read_history(path: Path) -> Iterator[History | EmptyHistory]:
+    """The history at `path` for reading, or an empty stand-in when there is no file yet."""
+    history = History(path) if path.exists() else EmptyHistory()
+    try:
+        yield history
+    finally:
+        history.close()
