@@ -249,3 +249,17 @@ def test_mark_paper_uses_gate_marking():
     assert result["per_topic"]["dims"]["seconds"] == 30.0
     assert [i["correct"] for i in result["items"]] == [False, True, False, None]
     json.dumps(result)   # stored as JSON
+
+
+def test_new_templates_are_mixed_into_a_backlog_of_reviews(history):
+    items = [f"a.i{n}" for n in range(8)]
+    planner = Planner(history, items)
+    for item in items[:6]:
+        _review(history, planner, item, Rating.Again, NOW - 2 * DAY)
+    reasons = []
+    asked: set[str] = set()
+    for position in range(8):
+        pick = planner.next(NOW, exclude=asked, position=position)
+        asked.add(pick.item)
+        reasons.append(pick.reason)
+    assert reasons == ["due", "due", "due", "new", "due", "due", "due", "new"]

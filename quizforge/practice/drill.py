@@ -87,7 +87,8 @@ class Drill:
         asked: set[str] = set()
         try:
             for n in range(1, self.options.count + 1):
-                pick = self.planner.next(self.clock(), exclude=asked, prefer_light=not self.prefetcher.warm)
+                pick = self.planner.next(self.clock(), exclude=asked, prefer_light=not self.prefetcher.warm,
+                                         position=n - 1)
                 if pick is None:
                     break
                 upcoming = self._upcoming
@@ -111,7 +112,7 @@ class Drill:
 
     def _prepare_next(self, asked: set[str]) -> None:
         """Generate the likely next question while this one is read, and warm torch/sympy."""
-        upcoming = self._upcoming = self.planner.next(self.clock(), exclude=asked)
+        upcoming = self._upcoming = self.planner.next(self.clock(), exclude=asked, position=len(asked))
         if upcoming is not None:
             self.prefetcher.prefetch(f"{upcoming.item}-{upcoming.seed:04x}")
         self.prefetcher.warm_up(self.heavy)

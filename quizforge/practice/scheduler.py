@@ -18,6 +18,7 @@ from fsrs import Card, Rating, Scheduler
 from quizforge.practice.store import History, local_day
 
 NEW_PER_DAY = 10
+NEW_EVERY = 4                # with reviews due, one question in four is a new template
 FAST_SECONDS_PER_MARK = 40   # a first-try answer quicker than this per mark is rated Easy
 
 RATING_NAMES = {Rating.Again: "Again", Rating.Hard: "Hard", Rating.Good: "Good", Rating.Easy: "Easy"}
@@ -76,7 +77,10 @@ class Planner:
                     if k.startswith("misconception:") and row["due_at"] <= now]
         return [t for t in self.history.templates_with_misconceptions(due_tags) if t in self.items]
 
-    def next(self, now: float, exclude: set[str] = frozenset(), prefer_light: bool = False) -> Pick | None:
+    def next(self, now: float, exclude: set[str] = frozenset(), prefer_light: bool = False,
+             position: int = 0) -> Pick | None:
+        """The next item. `position` is how many were asked this session: every NEW_EVERY-th
+        slot goes to a new item when one is allowed, so a backlog of reviews never starves them."""
         cards = self.history.cards()
         fresh = [i for i in self.items if i not in exclude]
         if not fresh:
@@ -90,7 +94,8 @@ class Planner:
         introduced_today = sum(1 for key, row in cards.items()
                                if row["introduced_day"] == today and key.startswith(prefix))
         if introduced_today < self.new_per_day:
-            candidates += [(i, "new") for i in fresh if self.key(i) not in cards]
+            new = [(i, "new") for i in fresh if self.key(i) not in cards]
+            candidates = new[:1] + candidates + new[1:] if position % NEW_EVERY == NEW_EVERY - 1 else candidates + new
         if not candidates:
             # Past the new limit: review early, preferring items not yet seen in this session.
             ahead = (sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
