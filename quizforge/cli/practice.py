@@ -43,7 +43,7 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
     \b
     At the answer prompt:  h hint · s skip · e explain · q quit
     In a mock:             n next · p previous · g N go to · m mark for review
-                           c clear · l palette · submit · q pause (resume later)
+                           x clear · l palette · submit · q pause (resume later)
     Answers can be piped on stdin, one per line, with the same keys.
     """
     from quizforge.practice.session import run_practice

@@ -200,7 +200,7 @@ class MockExam:
 
     def run(self) -> str:
         """Until submitted, timed out or paused; returns 'submitted', 'timed_out' or 'paused'."""
-        self.console.print(keys_line("n next", "p previous", "g N go to", "m mark for review", "c clear",
+        self.console.print(keys_line("n next", "p previous", "g N go to", "m mark for review", "x clear",
                                      "l palette", "submit", "q pause"))
         self._show()
         self._prefetch_all()   # the rest of the paper, behind the first question (pulls in torch/sympy)
@@ -249,7 +249,7 @@ class MockExam:
                 s.marked.symmetric_difference_update({s.current})
                 self._save()
                 self.console.print("marked for review" if s.current in s.marked else "unmarked", style="magenta")
-            elif key in ("c", "clear"):
+            elif key in ("x", "clear"):   # not "c": that is an option letter
                 s.answers.pop(s.current, None)
                 self._save()
                 self.console.print("answer cleared", style="dim")
