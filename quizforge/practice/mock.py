@@ -54,10 +54,14 @@ def compose_paper(questions: int, rng=secrets.SystemRandom()) -> list[str]:
             least = [t for t in rest if t.topic == topics[0]]
             chosen.append(rng.choice(least))
         rng.shuffle(chosen)
-        if marks == 1:
-            light = [t for t in chosen if t.light]
+        if not paper and chosen:
+            # The first question is on screen at once only if it needs neither torch nor sympy.
+            light = [t for t in chosen if t.light] or [t for t in pool if t.light and t not in chosen][:1]
             if light:
-                chosen.remove(light[0])
+                if light[0] in chosen:
+                    chosen.remove(light[0])
+                else:
+                    chosen.pop()
                 chosen.insert(0, light[0])
         paper += [f"{t.id}-{rng.randrange(0x10000):04x}" for t in chosen]
     return paper
@@ -187,6 +191,7 @@ class MockExam:
         i = self.state.current
         q = self.question(i)
         self.state.visited.add(i)
+        self._status_line = lambda: self._status()   # a new status per question: a pipe prints it once
         flags = []
         if i in self.state.marked:
             flags.append("marked for review")
@@ -203,7 +208,8 @@ class MockExam:
         self.console.print(keys_line("n next", "p previous", "g N go to", "m mark for review", "x clear",
                                      "l palette", "submit", "q pause"))
         self._show()
-        self._prefetch_all()   # the rest of the paper, behind the first question (pulls in torch/sympy)
+        self._tick = self.clock()   # the clock starts with the first question on screen
+        self._prefetch_all()        # the rest of the paper, behind the first question (pulls in torch/sympy)
         return self._loop()
 
     def questions(self) -> list:
@@ -225,7 +231,7 @@ class MockExam:
                 self._save()
                 return "timed_out"
             deadline = self._tick + s.remaining
-            line = self.reader.read("answer or command › ", deadline=deadline, status=self._status)
+            line = self.reader.read("answer or command › ", deadline=deadline, status=self._status_line)
             if line == TIMEOUT:
                 self._save()
                 return "timed_out"

@@ -90,6 +90,13 @@ class HistoryError(InputError):
     """The history file cannot be used as it is; the message says why and where the copy went."""
 
 
+class _Locked(Exception):
+    """Another connection holds a lock we cannot wait for through SQLite's busy handler."""
+
+
+LOCK_WAIT_SECONDS = 15.0
+
+
 def local_day(at: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(at))
 
@@ -172,6 +179,19 @@ class History:
             f"Move it away to start a fresh history, or use --data-dir")
 
     def _open(self) -> sqlite3.Connection:
+        """Connect, retrying while another session holds the file: switching to WAL does not
+        wait on SQLite's busy timeout, and a lock is not damage."""
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                return self._connect()
+            except _Locked:
+                if time.monotonic() > deadline:
+                    raise HistoryError(f"history file {self.path} stayed locked by another session for "
+                                       f"{LOCK_WAIT_SECONDS:.0f} s; try again when it has finished") from None
+                time.sleep(0.05)
+
+    def _connect(self) -> sqlite3.Connection:
         if self.path.exists() and self.path.stat().st_size > 0:
             with open(self.path, "rb") as fh:
                 if fh.read(16) != _SQLITE_MAGIC:
@@ -207,9 +227,17 @@ class History:
                             if statement.strip():
                                 db.execute(statement)
                         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise _Locked from None
+            raise self._refuse_corrupt(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             db.close()
             raise self._refuse_corrupt(str(exc)) from None
+        except HistoryError:
+            db.close()
+            raise
         db.row_factory = sqlite3.Row
         return db
 
