@@ -315,6 +315,9 @@ class _Script:
     def __init__(self, *lines: str):
         self.lines = list(lines)
 
+    def prepare(self):
+        pass
+
     def read(self, prompt="", *, deadline=None, status=None):
         from quizforge.practice.terminal import EOF
 

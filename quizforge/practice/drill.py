@@ -85,6 +85,10 @@ class Drill:
                     "difficulty": sorted(self.options.difficulty or [])}
         self.summary.session_id = self.history.start_session("drill", settings, self.clock())
         asked: set[str] = set()
+        due = self.planner.due_count(self.clock())
+        scope = f" · {self.options.topic}" if self.options.topic else ""
+        self.console.print(Text.assemble(("Drill", "bold"), f"{scope} · {self.options.count} questions · "
+                                         f"{due} review{'s' if due != 1 else ''} due · answers are saved as you go"))
         try:
             for n in range(1, self.options.count + 1):
                 pick = self.planner.next(self.clock(), exclude=asked, prefer_light=not self.prefetcher.warm,
@@ -145,7 +149,8 @@ class Drill:
         self.console.print()
         self.console.print(render.question_panel(question, f"{n}/{self.options.count} · {label}"))
         self.console.print(keys_line("h hint", "s skip", "e explain", "q quit"))
-        then()   # background work starts once the question is on screen, not before
+        self.reader.prepare()
+        then()   # background work starts once the question and its prompt are ready, not before
         shown = self.clock()
         hints = tries = 0
         hit = None

@@ -208,6 +208,7 @@ class MockExam:
         self.console.print(keys_line("n next", "p previous", "g N go to", "m mark for review", "x clear",
                                      "l palette", "submit", "q pause"))
         self._show()
+        self.reader.prepare()
         self._tick = self.clock()   # the clock starts with the first question on screen
         self._prefetch_all()        # the rest of the paper, behind the first question (pulls in torch/sympy)
         return self._loop()

@@ -30,6 +30,9 @@ class PipeReader:
         self._ended = False
         self._last_status = None
 
+    def prepare(self) -> None:
+        """Nothing to load for a pipe."""
+
     def read(self, prompt: str = "", *, deadline: float | None = None,
              status: Callable[[], str] | None = None) -> str:
         if status is not None and status is not self._last_status:
@@ -79,6 +82,10 @@ class TerminalReader:
     def __init__(self, clock: Clock = time.time):
         self.clock = clock
         self._session = None
+
+    def prepare(self) -> None:
+        """Load prompt_toolkit now, before background work competes with it for the GIL."""
+        self.session
 
     @property
     def session(self):
