@@ -63,19 +63,9 @@ FORECAST_DAYS = 14
 TREND_DAYS = 7
 TOP_MISCONCEPTIONS = 10
 
-# The bank's order, used only when quizforge.bank.template cannot be imported.
-_FALLBACK_TOPICS = {
-    "dims": "Dimensions and shapes", "params": "Parameter counts", "flops": "FLOPs and compute",
-    "memory": "Memory and the KV cache", "attention": "Attention by hand", "softmax": "Softmax and scaling",
-    "positional": "Positional encoding", "concepts": "Complexity and concepts",
-}
-
-
 def _topics() -> dict[str, str]:
-    try:  # light: no torch or sympy behind it
-        from quizforge.bank.template import TOPICS
-    except Exception:  # pragma: no cover - a broken bank must not break the stats
-        return dict(_FALLBACK_TOPICS)
+    from quizforge.bank.template import TOPICS   # light: no torch or sympy behind it
+
     return dict(TOPICS)
 
 
