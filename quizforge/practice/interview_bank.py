@@ -16,13 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from textwrap import dedent
 
+from quizforge.bank.template import TOPICS as _BANK_TOPICS   # light: no torch or sympy behind it
 from quizforge.errors import InputError
 
 __all__ = ["Prompt", "Chain", "CHAINS", "TOPICS", "chain", "prompt", "all_prompts"]
 
-# The same topic keys as the question bank (quizforge.bank.template.TOPICS), repeated
-# here so that loading interview content does not pull in the bank.
-TOPICS: tuple[str, ...] = ("dims", "params", "flops", "memory", "attention", "softmax", "positional", "concepts")
+TOPICS: tuple[str, ...] = tuple(_BANK_TOPICS)   # chains are filed under the bank's topics
 
 
 @dataclass(frozen=True)

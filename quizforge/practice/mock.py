@@ -75,7 +75,7 @@ class MarkedAnswer:
     verdict: object | None      # bank.grading.Verdict, None when unanswered
 
 
-def mark_paper(state: MockState, questions: list) -> dict:
+def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnswer]]:
     """Grade every answer the GATE way and summarise (the dict kept as the mock's result)."""
     from quizforge.bank.grading import grade
 
@@ -220,7 +220,7 @@ class MockExam:
         return paper
 
     def _move(self, to: int) -> None:
-        self._save()
+        self._account()   # charged to the question being left
         self.state.current = max(0, min(len(self.state.paper) - 1, to))
         self.history.save_mock(self.state)
         self._show()

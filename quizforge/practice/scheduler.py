@@ -123,12 +123,11 @@ class Planner:
         """Move the item's card, and the cards of misconceptions this question could reveal:
         the one hit gets Again; ones already tracked and avoided get Good."""
         self._review(self.key(item), rating, at, attempt_id, db)
-        tracked = self.history.cards()
         for tag in set(watched):
             key = misconception_key(tag)
             if tag == hit:
                 self._review(key, Rating.Again, at, attempt_id, db)
-            elif key in tracked and rating != Rating.Again:
+            elif rating != Rating.Again and self.history.card(key) is not None:
                 self._review(key, Rating.Good, at, attempt_id, db)
         if hit and hit not in set(watched):
             self._review(misconception_key(hit), Rating.Again, at, attempt_id, db)

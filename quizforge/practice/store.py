@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -130,17 +130,11 @@ class MockState:
     minutes: float
     elapsed: float = 0.0
     current: int = 0
-    answers: dict[int, str] | None = None
-    marked: set[int] | None = None
-    visited: set[int] | None = None
-    spent: dict[int, float] | None = None
+    answers: dict[int, str] = field(default_factory=dict)
+    marked: set[int] = field(default_factory=set)
+    visited: set[int] = field(default_factory=set)
+    spent: dict[int, float] = field(default_factory=dict)
     result: dict | None = None
-
-    def __post_init__(self) -> None:
-        self.answers = self.answers if self.answers is not None else {}
-        self.marked = self.marked if self.marked is not None else set()
-        self.visited = self.visited if self.visited is not None else set()
-        self.spent = self.spent if self.spent is not None else {}
 
     @property
     def remaining(self) -> float:
