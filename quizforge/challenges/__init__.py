@@ -37,6 +37,8 @@ class Challenge:
     call_timeout: float = 10.0
     total_timeout: float = 120.0
     weights: dict[str, float] = field(default_factory=dict)
+    # Gradescope visibility of the hidden tests' results: hidden, after_due_date, after_published, visible.
+    visibility: str = "after_due_date"
 
     def weight(self, test_name: str) -> float:
         """Points for a test; each case of a parametrized test gets its function's weight."""
@@ -68,4 +70,5 @@ def load_challenge(challenge_id: str) -> Challenge:
         call_timeout=float(meta.get("call_timeout", 10.0)),
         total_timeout=float(meta.get("total_timeout", 120.0)),
         weights={k: float(v) for k, v in meta.get("weights", {}).items()},
+        visibility=str(meta.get("visibility", "after_due_date")),
     )

@@ -26,6 +26,22 @@ def cli() -> None:
     """
 
 
+_terminated = False
+
+
+def stop_cleanly_on_sigterm() -> None:
+    """SIGTERM (timeout, kill, docker stop) unwinds like Ctrl-C, so `finally` blocks kill
+    sandboxes and remove what they wrote; the exit status is then 143."""
+    import signal
+
+    def handler(signum, frame):
+        global _terminated
+        _terminated = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def emit_json(payload: Any) -> None:
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
 
@@ -48,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc}", err=True)
         code = 2
     except KeyboardInterrupt:
-        code = 130
+        code = 143 if _terminated else 130
     sys.exit(code or 0)
 
 

@@ -1,4 +1,4 @@
-"""Forbidden APIs: a static check of the source (judge) and runtime traps (worker).
+"""Forbidden APIs: the judge's static check of the source, before anything runs.
 
 A challenge forbids dotted names such as `torch.nn.functional.softmax` or
 `torch.Tensor.softmax`. The judge reads the submission's AST before anything runs
@@ -6,12 +6,16 @@ and rejects any reference that resolves to one of them: `torch.softmax`, `F.soft
 after `import torch.nn.functional as F`, `from torch.nn.functional import softmax`,
 `getattr(F, "softmax")`, and `x.softmax(...)` when the Tensor method is forbidden.
 A torch-rooted name with a forbidden leaf (`torch.special.softmax`) counts as the
-same API. Dynamic code and imports (`eval`, `exec`, `__import__`, `importlib`, ...)
-are rejected in every challenge: their only use in a submission is to hide a call.
+same API. In every challenge, whatever could hide a call is rejected too: dynamic code and
+imports (`eval`, `exec`, `__import__`, `importlib`, `globals()`, ...), attribute access
+by computed names (`getattr(x, "_soft" + "max")`), the interpreter's internals
+(`__globals__`, `__subclasses__`, `sys._getframe`, `ctypes`, `gc`, `inspect`), torch's
+private and operator namespaces (`torch._C`, `torch.ops`, `torch.library`), and
+`import quizforge` (the sandbox does not hold the package; saying so early is kinder).
 
-The static check cannot see everything, so the worker also replaces each forbidden
-callable by a trap that raises and records the call; the judge reports the request
-as kind "forbidden" even if the submission swallowed the exception.
+This check gives clear early messages; it is not the only defence. The worker's
+guards (quizforge/grading/sandboxed/guards.py) refuse forbidden APIs at run time, down
+to torch's dispatcher, and the sandbox holds no copy of the reference to import.
 """
 
 from __future__ import annotations
@@ -21,8 +25,18 @@ import sys
 from dataclasses import dataclass
 from typing import Iterable
 
-DYNAMIC_NAMES = {"eval", "exec", "compile", "__import__", "__builtins__", "breakpoint"}
-DYNAMIC_MODULES = {"importlib", "builtins", "imp", "runpy", "marshal", "pickle", "code", "codeop"}
+DYNAMIC_NAMES = {"eval", "exec", "compile", "__import__", "__builtins__", "breakpoint", "globals", "locals", "vars"}
+DYNAMIC_MODULES = {"importlib", "builtins", "imp", "runpy", "marshal", "pickle", "code", "codeop",
+                   "ctypes", "_ctypes", "gc", "inspect", "types", "operator", "functools"}
+COMPUTED_LOOKUPS = {"getattr", "setattr", "delattr"}
+INTERNAL_ATTRIBUTES = {
+    "__dict__", "__globals__", "__builtins__", "__code__", "__closure__", "__subclasses__", "__bases__",
+    "__base__", "__mro__", "__getattribute__", "__getattr__", "__import__", "__loader__", "__spec__",
+    "__self__", "__func__", "__wrapped__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__",
+    "__class__", "f_globals", "f_locals", "f_back", "gi_frame", "tb_frame",
+}
+TORCH_INTERNALS = {"ops", "library", "overrides", "_C", "utils._python_dispatch"}
+PACKAGE = "quizforge"
 
 
 @dataclass(frozen=True)
@@ -32,11 +46,18 @@ class Violation:
     lineno: int
 
     def describe(self) -> str:
+        if self.api == PACKAGE:
+            return (f"line {self.lineno}: {self.written}: a submission cannot use quizforge (its reference "
+                    "is the answer key); write the code yourself")
+        if self.api == "internals":
+            return (f"line {self.lineno}: {self.written} reaches into the interpreter's or torch's internals, "
+                    "which is not allowed in a submission")
+        if self.api in COMPUTED_LOOKUPS:
+            return (f"line {self.lineno}: {self.written} looks up an attribute by a computed name, "
+                    "which is not allowed in a submission (write the name out)")
         if self.api in DYNAMIC_NAMES or self.api.split(".")[0] in DYNAMIC_MODULES or self.api == "sys.modules":
             return (f"line {self.lineno}: {self.written} is not allowed in a submission "
                     "(dynamic code and imports are rejected)")
-        if self.api == "getattr":
-            return f"line {self.lineno}: {self.written} looks up a torch attribute by a computed name, which is not allowed"
         shown = self.written if self.written == self.api else f"{self.written} ({self.api})"
         return f"line {self.lineno}: {shown} is forbidden in this challenge"
 
@@ -115,35 +136,70 @@ def _written(node: ast.AST) -> str:
         return "<expression>"
 
 
+def _internal(path: str) -> bool:
+    """torch._C, torch.ops.aten, torch.library, sys._getframe and the like."""
+    root, _, rest = path.partition(".")
+    if root == "torch" and rest:
+        return any(part.startswith("_") and part != "__version__" for part in rest.split(".")) \
+            or any(rest == name or rest.startswith(name + ".") for name in TORCH_INTERNALS)
+    return root == "sys" and rest.startswith("_")
+
+
+def _constant_name(call: ast.Call) -> str | None:
+    arg = call.args[1] if len(call.args) >= 2 else None
+    return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+
+
 def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
-    """Every reference to a forbidden or dynamic API, in source order."""
+    """Every reference to a forbidden, dynamic or internal API, in source order."""
     rules = _Rules(forbidden)
     resolver = _Resolver(tree)
     found: list[Violation] = []
+    # getattr(x, "name") with the name written out is fine; any other use of it is a computed lookup.
+    written_out = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Name) and node.func.id in COMPUTED_LOOKUPS
+                   and _constant_name(node) is not None}
 
     def flag(api: str, node: ast.AST, written: str | None = None) -> None:
         found.append(Violation(api, written or _written(node), getattr(node, "lineno", 0)))
 
+    def check_module(module: str, node: ast.AST, written: str) -> bool:
+        root = module.split(".")[0]
+        if root == PACKAGE:
+            flag(PACKAGE, node, written)
+        elif root in DYNAMIC_MODULES:
+            flag(module, node, written)
+        elif _internal(module):
+            flag("internals", node, written)
+        else:
+            return False
+        return True
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.split(".")[0] in DYNAMIC_MODULES:
-                    flag(a.name, node, f"import {a.name}")
-                elif rules.match(a.name):
+                if not check_module(a.name, node, f"import {a.name}") and rules.match(a.name):
                     flag(rules.match(a.name), node, f"import {a.name}")
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            if node.module.split(".")[0] in DYNAMIC_MODULES:
-                flag(node.module, node, f"from {node.module} import ...")
+            if check_module(node.module, node, f"from {node.module} import ..."):
                 continue
             for a in node.names:
-                api = rules.match(f"{node.module}.{a.name}")
+                full = f"{node.module}.{a.name}"
+                api = rules.match(full)
                 if api:
                     flag(api, node, f"from {node.module} import {a.name}")
-                elif node.module == "sys" and a.name == "modules":
+                elif full == "sys.modules":
                     flag("sys.modules", node, "from sys import modules")
+                elif _internal(full) or a.name in INTERNAL_ATTRIBUTES:
+                    flag("internals", node, f"from {node.module} import {a.name}")
         elif isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
             flag(node.id, node)
+        elif isinstance(node, ast.Name) and node.id in COMPUTED_LOOKUPS and id(node) not in written_out:
+            flag(node.id, node)
         elif isinstance(node, ast.Attribute):
+            if node.attr in INTERNAL_ATTRIBUTES:
+                flag("internals", node)
+                continue
             path = resolver.resolve(node)
             if path:
                 api = rules.match(path)
@@ -151,17 +207,26 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                     flag(api, node)
                 elif path == "sys.modules" or path.split(".")[0] in DYNAMIC_MODULES:
                     flag(path, node)
+                elif path.split(".")[0] == PACKAGE:
+                    flag(PACKAGE, node)
+                elif _internal(path):
+                    flag("internals", node)
             elif node.attr in rules.methods:
                 flag(rules.methods[node.attr], node)
-        elif _is_getattr(node):
-            name = node.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                path = resolver.resolve(node)
-                api = rules.match(path) if path else rules.methods.get(name.value)
-                if api:
-                    flag(api, node)
-            elif rules.exact and (resolver.resolve(node.args[0]) or "").split(".")[0] == "torch":
-                flag("getattr", node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in COMPUTED_LOOKUPS:
+            name = _constant_name(node)
+            if name is None:
+                continue  # flagged as a computed lookup above
+            if name in INTERNAL_ATTRIBUTES:
+                flag("internals", node)
+                continue
+            path = resolver.resolve(node)
+            if path and _internal(path):
+                flag("internals", node)
+                continue
+            api = rules.match(path) if path else rules.methods.get(name)
+            if api:
+                flag(api, node)
     # Attribute chains are visited at every level (F.softmax inside F.softmax.__call__): keep one per spot.
     unique: dict[tuple[int, str], Violation] = {}
     for v in found:
@@ -212,87 +277,3 @@ def top_level_names(tree: ast.Module) -> set[str] | None:
         return True
 
     return names if block(tree.body) else None
-
-
-# --- runtime traps (worker side) -------------------------------------------------
-
-class ForbiddenCall(Exception):
-    """Raised by a trap: the submission called a forbidden API."""
-
-
-# (api, line in the submission) for every trapped call during the current request.
-HITS: list[tuple[str, int | None]] = []
-
-
-def _submission_line(path: str) -> int | None:
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_code.co_filename == path:
-            return frame.f_lineno
-        frame = frame.f_back
-    return None
-
-
-def _trap(api: str, path: str):
-    def trap(*args, **kwargs):
-        HITS.append((api, _submission_line(path)))
-        raise ForbiddenCall(f"{api} is forbidden in this challenge")
-    trap.__name__ = api.rsplit(".", 1)[-1]
-    trap.__qualname__ = trap.__name__
-    return trap
-
-
-def _resolve_runtime(dotted: str):
-    """(owner object, attribute name, current value) for a dotted name, importing its module."""
-    import importlib
-
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:-1]:
-            owner = getattr(owner, attr)
-        return owner, parts[-1], getattr(owner, parts[-1])
-    raise LookupError(dotted)
-
-
-def install_traps(forbidden: Iterable[str], submission_path: str) -> list[str]:
-    """Replace each forbidden callable, and its aliases in torch's namespaces, by a trap.
-    Returns the names that could not be trapped (the static check still covers them)."""
-    import torch
-
-    namespaces = [torch, torch.functional, torch.nn.functional, torch.special, torch.linalg,
-                  torch._C._VariableFunctions, torch._C._nn, torch._C._special, torch.Tensor, torch._C.TensorBase]
-    missed = []
-    for api in forbidden:
-        try:
-            owner, attr, original = _resolve_runtime(api)
-        except (LookupError, AttributeError):
-            missed.append(api)
-            continue
-        trap = _trap(api, submission_path)
-        if isinstance(original, type):
-            # A class (e.g. torch.nn.MultiheadAttention): trap construction, whatever it is called.
-            def init(self, *args, _trap=trap, **kwargs):
-                _trap()
-            original.__init__ = init
-            continue
-        try:
-            setattr(owner, attr, trap)
-        except (AttributeError, TypeError):
-            missed.append(api)
-            continue
-        for space in namespaces:
-            try:
-                items = list(vars(space).items())
-            except TypeError:
-                continue
-            for name, value in items:
-                if value is original:
-                    try:
-                        setattr(space, name, trap)
-                    except (AttributeError, TypeError):
-                        pass  # a C type's own table; the static check covers spelled-out uses
-    return missed

@@ -84,8 +84,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         return _finish(failed_suite(challenge, problem), started)
 
     deadline = time.monotonic() + limits.total_seconds
-    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline,
-                                    policy=policy, hide=[challenge.folder])
+    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy)
 
     def import_submission() -> str | None:
         try:
@@ -101,12 +100,11 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
                                prepare=import_submission)
     finally:
         submission.close()
-    result.output = "\n\n".join(part for part in (result.output, submission.output.summary()) if part)
+    result.submission_output = submission.output.summary()
     result.sandbox = {
-        "workers": submission.starts, "namespaces": list(submission.info.namespaces),
-        "worker_uid": submission.info.uid, "hidden": list(submission.info.hidden),
-        "notes": list(submission.info.notes), "startup_seconds": submission.startup_seconds,
-        "torch_import_seconds": submission.torch_import_seconds,
+        **submission.info.as_dict(), "workers": submission.starts,
+        "startup_seconds": [round(s, 3) for s in submission.startup_seconds],
+        "torch_import_seconds": [round(s, 3) for s in submission.torch_import_seconds],
     }
     return _finish(result, started)
 

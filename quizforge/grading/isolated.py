@@ -1,9 +1,11 @@
 """`IsolatedSubmission`: the submission fixture backed by a sandboxed worker.
 
 Every request goes to the worker under the per-call limit, capped by what is left of
-the suite's. When a request kills the worker (timeout, memory, crash, garbage on the
-pipe) that request fails and the next one starts a fresh worker, which imports the
-submission again. Objects live in the worker; a handle from before a restart raises
+the suite's. When a request kills the worker (memory, crash, garbage on the pipe) that
+request fails and the next one starts a fresh worker, which imports the submission
+again. A call that timed out is not waited on again: every later request fails at
+once with the same message, and so do all of them after the worker has died
+MAX_CRASHES times, so a submission that hangs or crashes in every call is graded fast. Objects live in the worker; a handle from before a restart raises
 SubmissionError("crash") instead of silently talking to a new object. After a second
 restart a spare worker is kept warming up, so a submission that keeps killing workers
 does not pay a torch import per test.
@@ -12,10 +14,11 @@ does not pay a torch import per test.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from quizforge.grading.limits import STARTUP_SECONDS, Limits
+
+MAX_CRASHES = 3
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
 from quizforge.grading.submission import RemoteObject, Submission, SubmissionError
@@ -54,14 +57,14 @@ class _IsolatedObject(RemoteObject):
 
 class IsolatedSubmission(Submission):
     def __init__(self, source: bytes, limits: Limits, forbidden: tuple[str, ...] = (), *,
-                 deadline: float | None = None, policy: SandboxPolicy | None = None,
-                 hide: list[Path] | None = None):
+                 deadline: float | None = None, policy: SandboxPolicy | None = None):
         self.source = source
         self.limits = limits
         self.forbidden = tuple(forbidden)
         self.deadline = deadline
         self.policy = policy
-        self.hide = hide or []
+        self.crashes = 0
+        self.gave_up: SubmissionError | None = None  # set once the worker is not worth restarting
         self.output = CapturedOutput()
         self.starts = 0                          # workers started, restarts included
         self.startup_seconds: list[float] = []   # until the worker's hello, as the judge measured it
@@ -130,7 +133,7 @@ class IsolatedSubmission(Submission):
         return sandbox
 
     def _launch(self) -> Sandbox:
-        sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy, self.hide)
+        sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy)
         try:
             sandbox.launch()
         except BaseException:
@@ -146,13 +149,27 @@ class IsolatedSubmission(Submission):
     def _request(self, op: str, generation: int | None = None, **fields: Any) -> Any:
         if generation is not None and (generation != self._generation or self._sandbox is None):
             raise SubmissionError("crash", "this object was lost when the worker was restarted after an earlier failure")
+        if self.gave_up is not None:
+            raise SubmissionError(self.gave_up.kind, self.gave_up.message, lineno=self.gave_up.lineno)
         sandbox = self._worker()
         deadline, message = self._call_deadline()
         try:
             return sandbox.request({"op": op, **fields}, deadline, message)
+        except SubmissionError as exc:
+            self._count_failure(exc)
+            raise
         finally:
             if not sandbox.alive:
                 self._discard()
+
+    def _count_failure(self, exc: SubmissionError) -> None:
+        if exc.kind == "timeout":
+            self.gave_up = exc  # waiting again would only take as long again
+        elif exc.kind in ("crash", "memory", "protocol") and not (self._sandbox and self._sandbox.alive):
+            self.crashes += 1
+            if self.crashes >= MAX_CRASHES:
+                self.gave_up = SubmissionError(exc.kind, f"{exc.message} (the worker died {self.crashes} times; "
+                                                         "the remaining tests were not run)", lineno=exc.lineno)
 
     # --- the Submission interface ------------------------------------------------
 

@@ -35,7 +35,8 @@ class SuiteResult:
     challenge: str
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
-    output: str = ""     # grading-level messages (e.g. a syntax error), shown once
+    output: str = ""     # the grader's own messages (e.g. a syntax error), shown once
+    submission_output: str = ""  # what the submission printed, fenced (see output.py)
     sandbox: dict = field(default_factory=dict)  # how the isolated run went: workers, timings, notes
 
     @property

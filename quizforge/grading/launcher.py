@@ -3,22 +3,35 @@
     python -I -S path/to/launcher.py CONFIG_JSON
 
 Started by the judge (sandbox.py) before any untrusted code runs; standard library
-only, so it starts without site-packages. It
+only, so it starts without site-packages. Every step either holds or the launcher
+reports `{"event": "error", "step": ..., "message": ..., "hint": ...}` and exits:
+grading never goes on with less isolation than it says.
 
-1. enters new PID, network, mount and IPC namespaces: directly when root, otherwise
-   inside a new user namespace; without them it carries on as a child subreaper;
-2. forks the init of the new PID namespace, which makes the file system read-only,
-   covers the hidden directories, /tmp, /var/tmp and /dev/shm with fresh tmpfs,
-   gives the worker a scratch tmpfs holding only a copy of the submission, and
-   mounts a /proc that shows the sandbox alone;
-3. forks the worker: resource limits, a new session, no capabilities, no new
-   privileges, an unprivileged uid when root, and then `python -I` on worker.py;
-4. reaps everything, reports how the worker ended on the status fd, and exits;
-   when the init of a PID namespace exits the kernel kills whatever is left in it.
+Isolated mode (the default):
+1. dies with the judge (PR_SET_PDEATHSIG, then a check that the judge is still its parent);
+2. enters new PID, network, mount, IPC and UTS namespaces: directly as root, otherwise
+   inside a new user namespace that maps only the caller's own ids;
+3. forks the init of the new PID namespace, which builds a new root file system out of
+   an allow-list: a read-only tmpfs holding the interpreter, its standard library, the
+   system libraries, torch and its dependencies (each bound read-only at its own path,
+   site-packages folders showing those packages alone), the worker's own modules, a
+   private /proc, /dev's harmless devices, and a size-limited scratch tmpfs holding
+   the submission. It pivots into it and detaches the old root: the repository,
+   quizforge's installed files, home folders and every other file are not there;
+4. forks the worker: limits, a new session, an unprivileged uid (root mode) or the
+   caller's own (user namespace), no capabilities, no new privileges, then exec;
+5. reaps everything and reports how the worker ended. When the init of a PID namespace
+   exits, the kernel kills whatever is left in it.
+
+Unsafe mode (`quiz grade --unsafe-no-sandbox`): no namespaces and no file-system
+isolation; the worker still runs `python -I -S` with only the worker's modules and
+torch's packages on its path, under the same limits, below this process as a child
+subreaper that kills everything left when the worker ends or the judge dies.
 
 Status lines (JSON) on the status fd, which the worker never holds:
-  {"event": "sandbox", ...what was achieved...}   {"event": "init", "pid": N}
-  {"event": "exit", "code": N} | {"event": "signal", "signal": N}   {"event": "error", "message": "..."}
+  {"event": "sandbox", ...what holds...}   {"event": "init", "pid": N}
+  {"event": "exit", "code": N} | {"event": "signal", "signal": N}
+  {"event": "error", "step": "...", "message": "...", "hint": "..."}
 """
 
 from __future__ import annotations
@@ -26,7 +39,9 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import platform
 import resource
+import shutil
 import signal
 import sys
 import time
@@ -35,29 +50,40 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
-MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
-PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 28, 38, 36
+MS_REC, MS_PRIVATE, MS_RELATIME = 16384, 1 << 18, 1 << 21
+ST_RELATIME = 4096  # statvfs's bit; MS_RELATIME is another
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_READ, PR_CAPBSET_DROP = 1, 4, 23, 24
+PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-SECURE_NOROOT = 0x0F  # SECBIT_NOROOT and SECBIT_NO_SETUID_FIXUP, each with its lock bit
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}
 WORKER_REQUEST_FD, WORKER_REPLY_FD = 3, 4
-TMPFS_SIZE = "16m"
-SCRATCH_SIZE = "64m"
-_OPTION_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
-                 "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
+ROOT_SIZE, TMP_SIZE, SCRATCH_SIZE = "8m", "16m", "64m"
+# Where the worker finds things inside the sandbox (the worker's config uses the same names).
+SANDBOX_HOME = "/quizforge-sandbox"
+DEVICES = ("null", "zero", "full", "random", "urandom")
+LIB_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+NPROC = 256
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
+class StepFailed(Exception):
+    """An isolation step that did not hold. Reported, never worked around."""
+
+    def __init__(self, step: str, message: str, hint: str = ""):
+        super().__init__(f"{step}: {message}")
+        self.step, self.message, self.hint = step, message, hint
+
+
+def _errno_text() -> str:
+    return os.strerror(ctypes.get_errno())
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     enc = (lambda s: None if s is None else s.encode())
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+    if _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        raise OSError(ctypes.get_errno(), f"mount {target}: {_errno_text()}")
 
 
 def _prctl(option: int, arg: int = 0) -> int:
@@ -75,260 +101,348 @@ class Status:
             pass  # the judge is gone; nothing to tell
 
 
-# --- namespaces ----------------------------------------------------------------
+# --- dying with the judge --------------------------------------------------------------
 
-def enter_namespaces(notes: list[str]) -> dict:
-    """Unshare what this process is allowed to. Returns what was achieved."""
+def follow_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """Be sent `signum` when the parent exits; exit now if it already has."""
+    if _prctl(PR_SET_PDEATHSIG, signum) != 0:
+        raise StepFailed("parent-death signal", f"prctl(PR_SET_PDEATHSIG) failed: {_errno_text()}")
+    if os.getppid() != parent:
+        os._exit(0)  # the judge died before the signal was armed: nobody to grade for
+
+
+# --- namespaces --------------------------------------------------------------------
+
+def enter_namespaces() -> bool:
+    """New PID, network, mount, IPC and UTS namespaces. Returns whether a user namespace was needed."""
     flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS
     uid, gid = os.getuid(), os.getgid()
-    if uid == 0 and _libc.unshare(flags) == 0:
-        return {"namespaces": ["pid", "net", "mnt", "ipc", "uts"], "user_namespace": False}
-    if _libc.unshare(flags | CLONE_NEWUSER) == 0:
-        # Only our own ids can be mapped without a setuid helper; ns-root is us outside.
+    if uid == 0:
+        if _libc.unshare(flags) != 0:
+            raise StepFailed("namespaces", f"unshare failed ({_errno_text()})",
+                             "run where root may create namespaces (in Docker: --privileged or a seccomp "
+                             "profile that allows unshare and mount)")
+        return False
+    if _libc.unshare(flags | CLONE_NEWUSER) != 0:
+        raise StepFailed("namespaces", f"unshare of a user namespace failed ({_errno_text()})",
+                         "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+                         "user.max_user_namespaces > 0, or AppArmor's restrict_unprivileged_userns=0)")
+    try:
+        # Only our own ids, mapped to themselves: the worker is an ordinary user in there too.
         with open("/proc/self/setgroups", "w") as f:
             f.write("deny")
         with open("/proc/self/uid_map", "w") as f:
-            f.write(f"0 {uid} 1")
+            f.write(f"{uid} {uid} 1")
         with open("/proc/self/gid_map", "w") as f:
-            f.write(f"0 {gid} 1")
-        return {"namespaces": ["user", "pid", "net", "mnt", "ipc", "uts"], "user_namespace": True}
-    notes.append(f"no namespaces: unshare failed ({os.strerror(ctypes.get_errno())})")
-    return {"namespaces": [], "user_namespace": False}
+            f.write(f"{gid} {gid} 1")
+    except OSError as exc:
+        raise StepFailed("namespaces", f"cannot map ids in the user namespace ({exc.strerror})") from None
+    return True
 
 
-# --- file system (inside the new mount namespace) --------------------------------
+# --- the new root (inside the new mount namespace, as the PID namespace's init) ----------
 
-def _mount_points() -> list[tuple[str, int]]:
+def _mount_flags(path: str) -> int:
+    """The flags a read-only remount must keep (the kernel refuses to drop locked ones)."""
+    have = os.statvfs(path).f_flag
+    flags = have & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME)
+    return flags | (MS_RELATIME if have & ST_RELATIME else 0)
+
+
+def _make_read_only(target: str) -> None:
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(target))
+
+
+def _mountpoint(target: str, like: str) -> None:
+    """An empty file or folder at `target` (in the new root's tmpfs) for `like` to be bound onto."""
+    if os.path.isdir(like):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        if not os.path.lexists(target):
+            open(target, "w").close()
+
+
+def _bind(source: str, root: str) -> str:
+    """Bind `source` read-only at the same path under `root`; returns the target."""
+    target = root + source
+    _mountpoint(target, source)
+    _mount(source, target, None, MS_BIND | MS_REC)
+    return target
+
+
+def _under_new_root(root: str) -> list[str]:
+    """Every mount point under `root`, outermost first."""
     points = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            fields = line.split()
-            point = fields[4].encode().decode("unicode_escape")
-            flags = 0
-            for option in fields[5].split(","):
-                flags |= _OPTION_FLAGS.get(option, 0)
-            points.append((point, flags))
+            point = line.split()[4].encode().decode("unicode_escape")
+            if point == root or point.startswith(root + "/"):
+                points.append(point)
     return points
 
 
-def open_up(paths: list[str]) -> list[str]:
-    """Make each path reachable for an unprivileged uid (the interpreter may live in /root):
-    a directory others cannot enter is covered by a tmpfs holding only the entries on the
-    way to those paths, each bound back from the original. Returns the directories covered."""
-    covered = []
-    for _ in range(8):  # one level of nesting per round, outermost first
-        blocked: dict[str, set[str]] = {}
-        for path in paths:
-            current = "/"
-            for name in path.strip("/").split("/"):
-                if not os.stat(current).st_mode & 0o001:
-                    blocked.setdefault(current, set()).add(name)
-                    break
-                current = os.path.join(current, name)
-        if not blocked:
-            break
-        for directory, names in blocked.items():
-            keep = {n: os.open(os.path.join(directory, n), os.O_PATH) for n in names
-                    if os.path.lexists(os.path.join(directory, n))}
-            _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0755")
-            for name, fd in keep.items():
-                target = os.path.join(directory, name)
-                if os.path.isdir(f"/proc/self/fd/{fd}"):
-                    os.mkdir(target)
-                else:
-                    open(target, "w").close()
-                _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-                os.close(fd)
-            covered.append(directory)
-    return covered
+def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: int) -> list[str]:
+    """Assemble the allow-list root and pivot into it. Returns what the worker can see."""
+    step = "file-system isolation"
+    try:
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    except OSError as exc:
+        raise StepFailed(step, f"cannot make mounts private ({exc.strerror})") from None
+    root = next((d for d in ("/tmp", "/mnt", "/run", "/var/tmp") if os.path.isdir(d) and not os.path.islink(d)), None)
+    if root is None:
+        raise StepFailed(step, "no folder to build the sandbox's root on (/tmp, /mnt, /run)")
+    visible: list[str] = []
+    try:
+        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={ROOT_SIZE},mode=0755")
+        for name in LIB_LINKS:  # /lib64/ld-linux-*.so.2 is named inside every binary
+            if os.path.islink("/" + name):
+                os.symlink(os.readlink("/" + name), root + "/" + name)
+        for path in cfg["binds"]:
+            if os.path.exists(path):
+                _bind(path, root)
+                visible.append(path)
+        # site-packages folders inside what was bound show the allowed packages alone.
+        for folder in cfg["covers"]:
+            target = root + folder
+            if os.path.isdir(target):
+                _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+        for path in cfg["packages"]:
+            if os.path.exists(path):
+                _bind(path, root)
+                visible.append(path)
+        for name in DEVICES:
+            if os.path.exists(f"/dev/{name}"):
+                _bind(f"/dev/{name}", root)
+        for path in ("/etc/ld.so.cache", "/sys/devices/system/cpu"):
+            if os.path.exists(path):
+                _bind(path, root)
+        worker_dir = f"{root}{SANDBOX_HOME}/worker/sandboxed"
+        os.makedirs(worker_dir, mode=0o755)
+        for name, text in worker_files.items():
+            with open(os.path.join(worker_dir, name), "wb") as f:
+                f.write(text)
+        scratch = f"{root}{SANDBOX_HOME}/work"
+        os.makedirs(scratch, mode=0o755)
+        _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+               f"size={SCRATCH_SIZE},mode=0700,uid={owner},gid={owner}")
+        with open(f"{scratch}/submission.py", "wb") as f:
+            f.write(source)
+        os.chown(f"{scratch}/submission.py", owner, owner)
+        for path, size in (("/tmp", TMP_SIZE), ("/dev/shm", TMP_SIZE)):
+            os.makedirs(root + path, mode=0o755, exist_ok=True)
+            _mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
+        os.makedirs(root + "/proc", mode=0o555)
+    except OSError as exc:
+        raise StepFailed(step, f"cannot assemble the sandbox's file system ({exc})") from None
+    try:
+        # A PID namespace's own /proc, mounted while a full one is still visible (a user
+        # namespace may only mount proc then).
+        _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError as exc:
+        raise StepFailed(step, f"cannot mount the sandbox's /proc ({exc.strerror})",
+                         "a container that masks parts of /proc blocks this; run on the host or "
+                         "with --security-opt systempaths=unconfined") from None
+    writable = {root + "/proc", root + "/tmp", root + "/dev/shm", scratch}
+    try:
+        for point in _under_new_root(root)[1:]:
+            if point not in writable and not point.startswith(root + "/proc/"):
+                _make_read_only(point)
+        _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    except OSError as exc:
+        raise StepFailed("read-only mounts", f"cannot make the sandbox's files read-only ({exc})") from None
+    _check_read_only(root, writable)
+    pivot_into(root)
+    return visible
 
 
-def isolate_filesystem(cfg: dict, unprivileged: bool, notes: list[str]) -> tuple[bytes, list[str]]:
-    """Read-only everything, hidden folders covered, fresh tmpfs where writing is allowed.
-    Returns the submission's source (read before /tmp is covered) and the hidden folders."""
-    with open(os.path.join(cfg["scratch"], cfg["submission_name"]), "rb") as f:
-        source = f.read()
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    if unprivileged:
-        try:
-            open_up(cfg["needed_paths"])
-        except OSError as exc:
-            notes.append(f"could not open the interpreter's folders to an unprivileged uid: {exc}")
-    failed = 0
-    for point, flags in _mount_points():
-        if point == "/proc" or point.startswith("/proc/"):
+def _check_read_only(root: str, writable: set[str]) -> None:
+    for point in _under_new_root(root):
+        if point in writable or point.startswith(root + "/proc/"):
             continue
-        try:
-            _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
-        except OSError:
-            failed += 1
-    if failed:
-        notes.append(f"{failed} mounts could not be made read-only")
-    hidden = []
-    for path in cfg["hide"]:
-        if os.path.isdir(path):
-            try:
-                _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
-                hidden.append(path)
-            except OSError as exc:
-                notes.append(f"could not hide {path}: {exc.strerror}")
-    for path in ("/tmp", "/var/tmp", "/dev/shm"):
-        if os.path.isdir(path):
-            cover_keeping(path, cfg["needed_paths"])
-    return source, hidden
+        if not os.statvfs(point).f_flag & MS_RDONLY:
+            raise StepFailed("read-only mounts", f"{point[len(root):] or '/'} is still writable")
 
 
-def cover_keeping(directory: str, needed: list[str]) -> None:
-    """A fresh, writable tmpfs over `directory`, with the needed entries under it (a venv
-    or a clone in /tmp) bound back read-only, hidden folders inside them still covered."""
-    prefix = directory.rstrip("/") + "/"
-    names = sorted({p[len(prefix):].split("/", 1)[0] for p in needed if p.startswith(prefix)})
-    keep = {n: os.open(prefix + n, os.O_PATH) for n in names if os.path.lexists(prefix + n)}
-    _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, f"size={TMPFS_SIZE},mode=1777")
-    for name, fd in keep.items():
-        target = prefix + name
-        if os.path.isdir(f"/proc/self/fd/{fd}"):
-            os.mkdir(target)
-        else:
-            open(target, "w").close()
-        # Recursive, so the covers over hidden folders inside come along; then read-only.
-        _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-        try:
-            _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
-        except OSError:
-            pass  # in a user namespace, locked flags refuse this; the copy is read-only already
-        os.close(fd)
+def pivot_into(root: str) -> None:
+    """Make `root` the file system's root and detach the old one, so nothing else stays reachable."""
+    number = SYS_PIVOT_ROOT.get(platform.machine())
+    if number is None:
+        raise StepFailed("file-system isolation", f"pivot_root is not known on {platform.machine()}")
+    os.chdir(root)
+    if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
+        raise StepFailed("file-system isolation", f"pivot_root failed ({_errno_text()})")
+    if _libc.umount2(b".", MNT_DETACH) != 0:
+        raise StepFailed("file-system isolation", f"cannot detach the old root ({_errno_text()})")
+    os.chdir("/")
+    if os.path.exists(os.path.realpath(__file__)) and not os.path.realpath(__file__).startswith(SANDBOX_HOME):
+        raise StepFailed("file-system isolation", "the host's files are still visible after pivot_root")
 
 
-def make_scratch(cfg: dict, source: bytes, owner: int) -> None:
-    """The worker's only writable folder, a size-limited tmpfs at the scratch path."""
-    scratch = cfg["scratch"]
-    os.makedirs(scratch, exist_ok=True)
-    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"size={SCRATCH_SIZE},mode=0700,uid={owner},gid={owner}")
-    target = os.path.join(scratch, cfg["submission_name"])
-    with open(target, "wb") as f:
-        f.write(source)
-    os.chown(target, owner, owner)
+# --- privileges ----------------------------------------------------------------------
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
 
-# --- privileges ------------------------------------------------------------------
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
-def can_run_as(uid: int, paths: list[str]) -> str | None:
-    """Whether `uid` could start the worker: None if so, else the first path it cannot use."""
-    pid = os.fork()
-    if pid == 0:
+
+def _capabilities() -> int:
+    """This process's effective | permitted | inheritable capability bits."""
+    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()
+    if _libc.capget(ctypes.byref(header), data) != 0:
+        raise StepFailed("privileges", f"capget failed ({_errno_text()})")
+    return sum((d.effective | d.permitted | d.inheritable) << (32 * i) for i, d in enumerate(data))
+
+
+def drop_privileges(drop_to: int | None) -> None:
+    """No capabilities now or after exec, no way to gain any, and (as root) another uid."""
+    for cap in range(64):
+        if _prctl(PR_CAPBSET_READ, cap) < 0:
+            break
+        if _prctl(PR_CAPBSET_DROP, cap) != 0:
+            raise StepFailed("privileges", f"cannot drop capability {cap} from the bounding set ({_errno_text()})")
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    if drop_to is not None:
         try:
             os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            for i, path in enumerate(paths):
-                if not os.access(path, os.R_OK | os.X_OK):
-                    os._exit(10 + i)
-            os._exit(0)
-        except BaseException:  # noqa: BLE001 - any failure means "no"
-            os._exit(9)
-    _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    if code == 0:
-        return None
-    return paths[code - 10] if 10 <= code < 10 + len(paths) else "setuid"
+            os.setresgid(drop_to, drop_to, drop_to)
+            os.setresuid(drop_to, drop_to, drop_to)
+        except OSError as exc:
+            raise StepFailed("privileges", f"cannot switch to uid {drop_to} ({exc.strerror})") from None
+        if os.getresuid() != (drop_to,) * 3 or os.getresgid() != (drop_to,) * 3:
+            raise StepFailed("privileges", f"uid {drop_to} did not stick")
+        if _capabilities() != 0:
+            raise StepFailed("privileges", "capabilities remain after the uid change")
+    elif os.getuid() == 0:
+        raise StepFailed("privileges", "the worker would keep uid 0")
+    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
+        raise StepFailed("privileges", f"cannot set no_new_privs ({_errno_text()})")
 
 
-def _drop_bounding_set() -> None:
-    for cap in range(64):
-        if _prctl(PR_CAPBSET_DROP, cap) != 0:
-            break
-
-
-def drop_capabilities() -> None:
-    """No capabilities now or after exec, even as (namespace) root: for a worker that keeps uid 0."""
-    _prctl(PR_SET_SECUREBITS, SECURE_NOROOT)
-    _drop_bounding_set()
-    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
-
-    header, data = Header(0x20080522, 0), (Data * 2)()
-    _libc.capset(ctypes.byref(header), data)
-
-
-def set_limits(cfg: dict, own_uid: bool) -> None:
-    def cap(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
+def set_limits(cfg: dict, nproc: int | None) -> None:
+    def cap(which: int, name: str, value: int) -> None:
+        _soft, hard = resource.getrlimit(which)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         try:
             resource.setrlimit(which, (value, value))
-        except (ValueError, OSError):
-            pass
+        except (ValueError, OSError) as exc:
+            raise StepFailed("limits", f"cannot set {name} ({exc})") from None
 
-    cap(resource.RLIMIT_DATA, cfg["memory_bytes"])
-    cap(resource.RLIMIT_CORE, 0)
-    cap(resource.RLIMIT_FSIZE, 64 * 2**20)
-    cap(resource.RLIMIT_NOFILE, 1024)
-    if own_uid:  # counts every process of the uid, so only where the uid is the sandbox's own
-        cap(resource.RLIMIT_NPROC, 1024)
+    cap(resource.RLIMIT_DATA, "RLIMIT_DATA", cfg["memory_bytes"])
+    cap(resource.RLIMIT_CORE, "RLIMIT_CORE", 0)
+    cap(resource.RLIMIT_FSIZE, "RLIMIT_FSIZE", 64 * 2**20)
+    cap(resource.RLIMIT_NOFILE, "RLIMIT_NOFILE", 1024)
+    if nproc is not None:
+        cap(resource.RLIMIT_NPROC, "RLIMIT_NPROC", nproc)
 
 
-def exec_worker(cfg: dict, drop_to: int | None) -> None:
+def processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    count += 1
+            except OSError:
+                continue
+    return count
+
+
+def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, path_entries: list[str]) -> None:
     """In the forked worker: limits, fds, privileges, then exec. Never returns."""
     os.setsid()
-    set_limits(cfg, own_uid=drop_to is not None)
-    # The protocol pipes on fixed fds; nothing else survives exec but stdio.
+    set_limits(cfg, nproc)
     request, reply = os.dup(cfg["request_fd"]), os.dup(cfg["reply_fd"])
     os.dup2(request, WORKER_REQUEST_FD)
     os.dup2(reply, WORKER_REPLY_FD)
     for fd in (WORKER_REQUEST_FD, WORKER_REPLY_FD):
         os.set_inheritable(fd, True)  # dup2 onto the same number keeps close-on-exec
     os.closerange(WORKER_REPLY_FD + 1, 65536)
-    os.chdir(cfg["scratch"])
-    if drop_to is not None:
-        _drop_bounding_set()
-        os.setgroups([])
-        os.setresgid(drop_to, drop_to, drop_to)
-        os.setresuid(drop_to, drop_to, drop_to)  # from uid 0 to another: every capability is gone
-    else:
-        drop_capabilities()
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    env = dict(cfg["env"], HOME=cfg["scratch"], TMPDIR=cfg["scratch"])
-    os.execve(cfg["python"], [cfg["python"], *cfg["worker_args"]], env)
+    os.chdir(home)
+    drop_privileges(drop_to)
+    # Armed after the uid change, which clears it: the worker goes when its parent does.
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
+            + ";from sandboxed import worker;worker.main(sys.argv[1],t)")
+    worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"]})
+    env = dict(cfg["env"], HOME=home, TMPDIR=home)
+    os.execve(cfg["python"], [cfg["python"], "-I", "-S", "-c", boot, worker_config], env)
 
 
-# --- the sandbox's init ------------------------------------------------------------
+# --- the sandbox's init ---------------------------------------------------------------
 
-def run_init(cfg: dict, status: Status, achieved: dict, notes: list[str]) -> None:
-    """Prepare, fork the worker, reap until it ends, report. Returns when everything is done."""
-    in_namespaces = bool(achieved["namespaces"])
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a PID-namespace init, ignore what the sandbox sends
+def _read_inputs(cfg: dict) -> tuple[bytes, dict[str, bytes]]:
+    with os.fdopen(cfg["source_fd"], "rb") as f:
+        source = f.read()
+    files = {}
+    for name in os.listdir(cfg["worker_dir"]):
+        if name.endswith(".py"):
+            with open(os.path.join(cfg["worker_dir"], name), "rb") as f:
+                files[name] = f.read()
+    return source, files
+
+
+def run_isolated_init(cfg: dict, status: Status, user_namespace: bool, source: bytes,
+                      worker_files: dict[str, bytes]) -> None:
+    """As pid 1 of the new PID namespace: build the root, fork the worker, reap, report."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _prctl(PR_SET_DUMPABLE, 0)  # the worker may not read this process's memory or fds
-    root = os.getuid() == 0 and not achieved["user_namespace"]
-    wanted = cfg.get("uid") if root else None
-    hidden: list[str] = []
-    if in_namespaces:
-        source, hidden = isolate_filesystem(cfg, wanted is not None, notes)
-    drop_to = None
-    if wanted is not None:
-        blocked = can_run_as(wanted, cfg["needed_paths"])
-        if blocked is None:
-            drop_to = wanted
-        else:
-            notes.append(f"the worker keeps uid 0 without capabilities: uid {wanted} cannot use {blocked}")
-    if in_namespaces:
-        make_scratch(cfg, source, drop_to if drop_to is not None else 0)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    elif drop_to is not None:
-        os.chown(cfg["scratch"], drop_to, drop_to)
-        os.chown(os.path.join(cfg["scratch"], cfg["submission_name"]), drop_to, drop_to)
-    status.send(event="sandbox", uid=drop_to, hidden=hidden, notes=notes, **achieved)
+    if user_namespace:
+        drop_to, nproc = None, processes_of(os.getuid()) + NPROC
+    else:
+        drop_to, nproc = cfg["uid"], NPROC
+        if drop_to is None:
+            raise StepFailed("privileges", "no uid to run the worker as")
+    owner = drop_to if drop_to is not None else os.getuid()
+    visible = build_root(cfg, source, worker_files, owner)
+    home = f"{SANDBOX_HOME}/work"
+    _check_worker_can_start(cfg, drop_to, visible)
+    status.send(event="sandbox", mode="isolated",
+                namespaces=(["user"] if user_namespace else []) + ["pid", "net", "mnt", "ipc", "uts"],
+                uid=drop_to if drop_to is not None else os.getuid(), visible=visible,
+                limits={"memory_bytes": cfg["memory_bytes"], "processes": nproc, "file_bytes": 64 * 2**20,
+                        "open_files": 1024, "scratch": SCRATCH_SIZE, "tmp": TMP_SIZE},
+                notes=[])
+    _fork_and_reap(cfg, status, drop_to, nproc, home, [f"{SANDBOX_HOME}/worker", *cfg["python_path"]])
 
+
+def _check_worker_can_start(cfg: dict, drop_to: int | None, visible: list[str]) -> None:
+    """Whether the worker's uid can read what it needs, tried as that uid: else a clear refusal."""
+    if drop_to is None:
+        return
+    needed = [cfg["python"], *(p for p in cfg["python_path"] if os.path.exists(p)), f"{SANDBOX_HOME}/work"]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(drop_to, drop_to, drop_to)
+            os.setresuid(drop_to, drop_to, drop_to)
+            for i, path in enumerate(needed):
+                if not os.access(path, os.R_OK | os.X_OK):
+                    os._exit(10 + i)
+            os._exit(0)
+        except BaseException:  # noqa: BLE001 - any failure means "no"
+            os._exit(9)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 0:
+        what = needed[code - 10] if 10 <= code < 10 + len(needed) else "its own ids"
+        raise StepFailed("privileges", f"the sandbox uid cannot use {what}",
+                         "make the Python installation and the venv readable by other users (chmod o+rX)")
+
+
+def _fork_and_reap(cfg: dict, status: Status, drop_to: int | None, nproc: int | None, home: str,
+                   path_entries: list[str]) -> None:
     worker = os.fork()
     if worker == 0:
         try:
-            exec_worker(cfg, drop_to)
+            exec_worker(cfg, drop_to, nproc, home, path_entries)
+        except StepFailed as exc:
+            status.send(event="error", step=exc.step, message=exc.message, hint=exc.hint)
+        except BaseException as exc:  # noqa: BLE001
+            status.send(event="error", step="starting the worker", message=f"{type(exc).__name__}: {exc}", hint="")
         finally:
             os._exit(127)
     for fd in (cfg["request_fd"], cfg["reply_fd"]):
@@ -344,12 +458,40 @@ def run_init(cfg: dict, status: Status, achieved: dict, notes: list[str]) -> Non
         status.send(event="signal", signal=os.WTERMSIG(wait_status))
     else:
         status.send(event="exit", code=os.WEXITSTATUS(wait_status))
-    if not in_namespaces:
+
+
+# --- unsafe mode -------------------------------------------------------------------------
+
+def run_unsafe(cfg: dict, status: Status) -> None:
+    """No namespaces: the worker runs on the host's file system, below this subreaper."""
+    base = cfg["base"]
+
+    def clean_up(*_args) -> None:
         kill_descendants()
+        shutil.rmtree(base, ignore_errors=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, clean_up)
+    follow_parent(cfg["judge_pid"], signal.SIGTERM)  # the judge dies: clean up after it
+    if _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
+        raise StepFailed("process tracking", f"cannot become a child subreaper ({_errno_text()})")
+    drop_to = cfg["uid"] if os.getuid() == 0 else None
+    home = os.path.join(base, "work")
+    if drop_to is not None:
+        for path in (home, os.path.join(home, "submission.py")):
+            os.chown(path, drop_to, drop_to)
+    nproc = NPROC if drop_to is not None else None
+    status.send(event="sandbox", mode="unsafe", namespaces=[], uid=drop_to if drop_to is not None else os.getuid(),
+                visible=["the whole file system"],
+                limits={"memory_bytes": cfg["memory_bytes"], "processes": nproc, "file_bytes": 64 * 2**20,
+                        "open_files": 1024},
+                notes=["--unsafe-no-sandbox: the submission could read and change anything this user can"])
+    _fork_and_reap(cfg, status, drop_to, nproc, home, [os.path.join(base, "worker"), *cfg["python_path_unsafe"]])
+    kill_descendants()
 
 
 def kill_descendants() -> None:
-    """Without a PID namespace: this process is a subreaper, so every orphan is still ours."""
+    """As a subreaper, every orphan is still ours: kill until none is left."""
     me = os.getpid()
     for _ in range(50):
         children = []
@@ -381,29 +523,38 @@ def main() -> None:
     cfg = json.loads(sys.argv[1])
     status = Status(cfg["status_fd"])
     os.set_inheritable(cfg["status_fd"], False)
-    notes: list[str] = []
     try:
-        achieved = enter_namespaces(notes) if cfg["namespaces"] else {"namespaces": [], "user_namespace": False}
-        if not achieved["namespaces"]:
-            _prctl(PR_SET_CHILD_SUBREAPER, 1)
-            run_init(cfg, status, achieved, notes)
+        if cfg["mode"] == "unsafe":
+            run_unsafe(cfg, status)
             os._exit(0)
+        follow_parent(cfg["judge_pid"])
+        source, worker_files = _read_inputs(cfg)
+        user_namespace = enter_namespaces()
         init = os.fork()
         if init == 0:
             try:
-                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the judge kills the launcher: the sandbox goes
-                run_init(cfg, status, achieved, notes)
+                # The launcher is outside this PID namespace (getppid() reads 0), so no
+                # parent check here: only the signal.
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                run_isolated_init(cfg, status, user_namespace, source, worker_files)
                 os._exit(0)
+            except StepFailed as exc:
+                status.send(event="error", step=exc.step, message=exc.message, hint=exc.hint)
+                os._exit(111)
             except BaseException as exc:  # noqa: BLE001 - reported, never printed into the output
-                status.send(event="error", message=f"{type(exc).__name__}: {exc}")
+                status.send(event="error", step="building the sandbox", message=f"{type(exc).__name__}: {exc}",
+                            hint="")
                 os._exit(111)
         status.send(event="init", pid=init)
         for fd in (cfg["request_fd"], cfg["reply_fd"]):
             os.close(fd)
         os.waitpid(init, 0)
         os._exit(0)
+    except StepFailed as exc:
+        status.send(event="error", step=exc.step, message=exc.message, hint=exc.hint)
+        os._exit(111)
     except BaseException as exc:  # noqa: BLE001
-        status.send(event="error", message=f"{type(exc).__name__}: {exc}")
+        status.send(event="error", step="starting the sandbox", message=f"{type(exc).__name__}: {exc}", hint="")
         os._exit(111)
 
 

@@ -8,6 +8,9 @@ import threading
 from quizforge.grading.limits import OUTPUT_BYTES, format_size
 
 
+FENCE = "| "
+
+
 class CapturedOutput:
     """Everything the worker processes print. A thread per pipe reads to the end, so a
     flood never blocks the worker, and only the first `limit` bytes are kept."""
@@ -54,13 +57,14 @@ class CapturedOutput:
             return self._head.decode("utf-8", errors="replace")
 
     def summary(self, chars: int = 2000) -> str:
-        """The output for display: '' if there was none, else a labelled, truncated excerpt."""
+        """The output for display: '' if there was none, else a labelled, truncated excerpt with
+        every line behind a "| " fence, so nothing it prints can pass for the grader's own text."""
         text = self.text()
         if not self.total:
             return ""
         shown = text[:chars]
         if self.total > len(shown.encode("utf-8", errors="replace")):
-            label = f"submission output (first {len(shown)} characters of {format_size(self.total)}):"
+            label = f"printed by the submission, not by the grader (first {len(shown)} characters of {format_size(self.total)}):"
         else:
-            label = "submission output:"
-        return f"{label}\n{shown.rstrip()}"
+            label = "printed by the submission, not by the grader:"
+        return label + "".join(f"\n{FENCE}{line}" for line in shown.rstrip().splitlines())

@@ -24,13 +24,46 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def gradescope(result: SuiteResult) -> dict[str, Any]:
-    """The fields of Gradescope's results.json (autograder specification)."""
+UNSAFE_WARNING = ("WARNING: graded with --unsafe-no-sandbox: the submission ran without isolation "
+                  "and could have changed this result")
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+
+def sandbox_summary(result: SuiteResult) -> str:
+    """One line saying what held while the submission ran."""
+    box = result.sandbox
+    if not box:
+        return "sandbox: the submission never ran (rejected before it could)"
+    if box.get("mode") == "unsafe":
+        return UNSAFE_WARNING
+    limits = box.get("limits", {})
+    memory = limits.get("memory_bytes")
+    parts = [f"namespaces {'+'.join(box.get('namespaces', []))}", f"uid {box.get('uid')}",
+             f"visible: {len(box.get('visible', []))} allowed paths (interpreter, system libraries, torch)"]
+    if memory:
+        parts.append(f"memory {memory / 2**30:g} GiB")
+    if limits.get("processes"):
+        parts.append(f"processes {limits['processes']}")
+    return "sandbox: isolated · " + " · ".join(parts)
+
+
+def _all_output(result: SuiteResult) -> str:
+    parts = [result.output, result.submission_output]
+    if result.sandbox.get("mode") == "unsafe":
+        parts.insert(0, UNSAFE_WARNING)
+    return "\n\n".join(p for p in parts if p)
+
+
+def gradescope(result: SuiteResult, visibility: str = "after_due_date") -> dict[str, Any]:
+    """The fields of Gradescope's results.json (autograder specification), plus a `sandbox`
+    block (Gradescope keeps extra keys). `visibility` applies to every hidden test."""
     return {
         "score": result.score,
         "max_score": result.max_score,
         "execution_time": round(result.duration, 3),
-        "output": clean(result.output),
+        "output": clean(_all_output(result)),
+        "stdout_visibility": "hidden",
+        "sandbox": result.sandbox,
         "tests": [
             {
                 "name": test.name,
@@ -38,11 +71,20 @@ def gradescope(result: SuiteResult) -> dict[str, Any]:
                 "max_score": test.max_score,
                 "status": "passed" if test.status == "passed" else "failed",
                 "output": clean(test.message) if test.status != "skipped" else clean(f"skipped: {test.message}"),
-                "visibility": "visible",
+                "visibility": visibility,
             }
             for test in result.tests
         ],
     }
+
+
+def _flat(prefix: str, value: Any) -> list[tuple[str, str]]:
+    """("sandbox.limits.memory_bytes", "2147483648") pairs; lists joined by commas."""
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _flat(f"{prefix}.{k}", v)]
+    if isinstance(value, (list, tuple)):
+        return [(prefix, ", ".join(map(str, value)))]
+    return [(prefix, "" if value is None else str(value).lower() if isinstance(value, bool) else str(value))]
 
 
 def junit(result: SuiteResult) -> str:
@@ -56,6 +98,8 @@ def junit(result: SuiteResult) -> str:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
     ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
+    for name, value in _flat("sandbox", result.sandbox):
+        ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
     for test in result.tests:
         case = ET.SubElement(suite, "testcase", {
             "classname": f"quizforge.{result.challenge}", "name": clean(test.name), "time": f"{test.duration:.3f}",
@@ -65,8 +109,8 @@ def junit(result: SuiteResult) -> str:
             failure.text = clean(test.message)
         elif test.status == "skipped":
             ET.SubElement(case, "skipped", {"message": clean(test.message)})
-    if result.output:
-        ET.SubElement(suite, "system-out").text = clean(result.output)
+    if _all_output(result):
+        ET.SubElement(suite, "system-out").text = clean(_all_output(result))
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
 
@@ -92,7 +136,9 @@ def table(result: SuiteResult):
                  f"{passed}/{len(result.tests)} passed", f"{result.duration:.1f} s")
     parts: list[Any] = [view]
     if result.output:
-        parts.append(Text(clean(result.output), style="dim"))
-    for note in result.sandbox.get("notes", []):  # isolation this machine could not give
-        parts.append(Text(f"sandbox: {clean(note)}", style="yellow"))
+        parts.append(Text(clean(result.output)))
+    if result.submission_output:
+        parts.append(Text(clean(result.submission_output), style="dim"))
+    unsafe = result.sandbox.get("mode") == "unsafe"
+    parts.append(Text(sandbox_summary(result), style="bold red" if unsafe else "dim"))
     return Group(*parts)

@@ -19,9 +19,11 @@ checked here; results are never read from a file.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
+import re
 import secrets
 import select
 import shutil
@@ -49,7 +51,6 @@ WORKER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL
 # Unprivileged ids handed to workers when the judge is root: one per sandbox, so a worker
 # can signal no other process, and "every process of the uid" means this sandbox only.
 UID_BASE, UID_SPAN = 1_500_000_000, 2**24
-PACKAGE = Path(__file__).resolve().parent.parent
 LAUNCHER = Path(__file__).resolve().parent / "launcher.py"  # standard library only: run without site
 
 
@@ -78,37 +79,111 @@ class StartupTimeout(SandboxError):
 
 @dataclass(frozen=True)
 class SandboxPolicy:
-    namespaces: bool = True         # PID, network, mount and IPC namespaces, where allowed
-    drop_privileges: bool = True    # as root, run the worker under an unprivileged uid
+    # False only for --unsafe-no-sandbox: no namespaces and no file-system isolation.
+    isolated: bool = True
 
 
 @dataclass(frozen=True)
 class SandboxInfo:
-    """What the launcher achieved, as it reported."""
+    """What held, as the launcher reported it before any submission code ran."""
+    mode: str = ""                       # "isolated" | "unsafe"
     namespaces: tuple[str, ...] = ()
-    user_namespace: bool = False
     uid: int | None = None
-    hidden: tuple[str, ...] = ()
+    visible: tuple[str, ...] = ()        # what of the host's disk the worker can see
+    limits: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
 
-
-def hidden_paths(extra: list[Path]) -> list[str]:
-    """Folders the worker must not see: hidden suites, solutions, tests and history."""
-    repo = PACKAGE.parent
-    paths = [PACKAGE / "challenges", *extra]
-    if (repo / "pyproject.toml").is_file():
-        paths += [repo / "solutions", repo / "tests", repo / ".git"]
-    return sorted({str(p.resolve()) for p in paths if p.is_dir()})
+    def as_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "isolated": self.mode == "isolated", "namespaces": list(self.namespaces),
+                "uid": self.uid, "visible": list(self.visible), "limits": dict(self.limits),
+                "notes": list(self.notes)}
 
 
-def _needed_paths() -> list[str]:
-    """What an unprivileged worker must be able to read to start at all (symlinks resolved too)."""
-    torch = importlib.util.find_spec("torch")  # found, not imported: the judge may not have loaded it yet
-    paths = [sys.executable, sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
-             sysconfig.get_paths()["purelib"], sysconfig.get_config_var("LIBDIR") or "",
-             str(PACKAGE), *(torch.submodule_search_locations or [] if torch else [])]
-    paths += [os.path.realpath(p) for p in paths if p]
-    return sorted({p for p in paths if p and os.path.exists(p)})
+# The packages the worker may import besides the standard library: torch and numpy with
+# everything they depend on. quizforge is not among them, so it is not in the sandbox.
+ALLOWED_ROOTS = ("torch", "numpy")
+WORKER_MODULES = Path(__file__).resolve().parent / "sandboxed"
+
+
+def _requirement_name(text: str) -> str | None:
+    """'sympy>=1.13' -> 'sympy'; None for a requirement behind an extra (not installed for torch)."""
+    if "extra ==" in text or "extra==" in text:
+        return None
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", text)
+    return match.group(1) if match else None
+
+
+@functools.lru_cache(maxsize=1)
+def allowed_packages() -> tuple[str, ...]:
+    """Real paths of the top-level files and folders of torch's and numpy's distributions and
+    their dependencies (their .dist-info included), as installed."""
+    from importlib import metadata
+
+    found: list[str] = []
+    seen: set[str] = set()
+    todo = list(ALLOWED_ROOTS)
+    while todo:
+        name = todo.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or ():
+            parts = file.parts
+            if parts and parts[0] not in ("..", "__pycache__") and not parts[0].endswith(".pth"):
+                path = os.path.realpath(dist.locate_file(parts[0]))
+                if os.path.exists(path) and path not in found:
+                    found.append(path)
+        todo += [n for n in map(_requirement_name, dist.requires or ()) if n]
+    if not found:  # a source build without metadata: the packages themselves
+        for name in ALLOWED_ROOTS:
+            spec = importlib.util.find_spec(name)
+            found += [os.path.realpath(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    return tuple(found)
+
+
+def _site_folders() -> list[str]:
+    """Every site-packages or dist-packages folder this interpreter could have."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/usr/local"}
+    folders = []
+    for prefix in prefixes:
+        paths = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
+        folders += [paths["purelib"], paths["platlib"], f"{prefix}/lib/python3/dist-packages",
+                    f"{prefix}/lib/{version}/dist-packages", f"{prefix}/lib/{version}/site-packages"]
+    try:
+        import site
+
+        folders += [site.getusersitepackages(), *site.getsitepackages()]
+    except (AttributeError, ImportError):
+        pass
+    return sorted({os.path.realpath(f) for f in folders if f})
+
+
+@functools.lru_cache(maxsize=1)
+def worker_file_system() -> dict[str, Any]:
+    """What the launcher binds into the worker's root, and the worker's sys.path there."""
+    python = os.path.realpath(sys.executable)
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    dynload = os.path.join(stdlib, "lib-dynload")
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    libpython = [os.path.realpath(os.path.join(libdir, n)) for n in (os.listdir(libdir) if os.path.isdir(libdir) else ())
+                 if n.startswith("libpython")]
+    system = [os.path.realpath(p) for p in ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib",
+                                             "/lib", "/lib64") if os.path.isdir(p)]
+    binds = sorted({python, stdlib, *libpython, *system})
+    packages = list(allowed_packages())
+    site_dirs: list[str] = []
+    for package in packages:
+        parent = os.path.dirname(package)
+        if parent not in site_dirs:
+            site_dirs.append(parent)
+    return {"python": python, "binds": binds, "covers": _site_folders(), "packages": packages,
+            "python_path": [stdlib, dynload, *site_dirs]}
 
 
 def _signal_name(number: int) -> str:
@@ -159,18 +234,16 @@ def _private_memory(pid: int) -> int:
 
 class Sandbox:
     def __init__(self, source: bytes, forbidden: tuple[str, ...], limits: Limits, output: CapturedOutput,
-                 policy: SandboxPolicy | None = None, hide: list[Path] | None = None):
+                 policy: SandboxPolicy | None = None):
         self.source = source
         self.forbidden = forbidden
         self.limits = limits
         self.output = output
         self.policy = policy or SandboxPolicy()
-        self.hide = hide or []
         self.info = SandboxInfo()
         self.alive = False
         self.proc: subprocess.Popen | None = None
-        self.scratch: str | None = None
-        self._uid: int | None = None
+        self.base: str | None = None   # unsafe mode only: the host folder the worker runs in
         self._init_pidfd: int | None = None
         self._init_pid: int | None = None
         self._ended: dict | None = None
@@ -186,42 +259,57 @@ class Sandbox:
     # --- starting ------------------------------------------------------------
 
     def start(self, deadline: float) -> None:
-        """Launch the tree and wait for the worker's hello (torch imported, traps set)."""
+        """Launch the tree and wait for the worker's hello (torch imported, guards set)."""
         self.launch()
         self.wait_ready(deadline)
 
+    def _config(self) -> tuple[dict, list[int]]:
+        files = worker_file_system()
+        uid = UID_BASE + secrets.randbelow(UID_SPAN) if os.getuid() == 0 else None
+        config = {"mode": "isolated" if self.policy.isolated else "unsafe", "judge_pid": os.getpid(),
+                  "python": files["python"], "binds": files["binds"], "covers": files["covers"],
+                  "packages": files["packages"], "python_path": files["python_path"],
+                  "worker_dir": str(WORKER_MODULES), "forbidden": list(self.forbidden), "uid": uid,
+                  "memory_bytes": self.limits.memory, "env": WORKER_ENV}
+        if self.policy.isolated:
+            # The source goes through a memfd: nothing of this sandbox is ever written to the host's disk.
+            source_fd = os.memfd_create("quizforge-submission", 0)
+            os.write(source_fd, self.source)
+            os.lseek(source_fd, 0, os.SEEK_SET)
+            config["source_fd"] = source_fd
+            return config, [source_fd]
+        self.base = tempfile.mkdtemp(prefix="quizforge-grade-")
+        os.chmod(self.base, 0o755)
+        work, worker, site_dir = (os.path.join(self.base, n) for n in ("work", "worker", "site"))
+        os.mkdir(work, 0o700)
+        with open(os.path.join(work, SUBMISSION_NAME), "wb") as f:
+            f.write(self.source)
+        shutil.copytree(WORKER_MODULES, os.path.join(worker, "sandboxed"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        os.mkdir(site_dir)
+        for package in files["packages"]:  # only torch's packages on the path, not quizforge's
+            os.symlink(package, os.path.join(site_dir, os.path.basename(package)))
+        config.update(base=self.base, python_path_unsafe=files["python_path"][:2] + [site_dir])
+        return config, []
+
     def launch(self) -> None:
         """Start the tree without waiting for it. Needs no torch here, so a judge that has not
-        loaded torch yet can import it while the worker does the same."""
-        self.scratch = tempfile.mkdtemp(prefix="quizforge-grade-")
-        with open(os.path.join(self.scratch, SUBMISSION_NAME), "wb") as f:
-            f.write(self.source)
-        os.chmod(os.path.join(self.scratch, SUBMISSION_NAME), 0o644)
-        if os.getuid() == 0 and self.policy.drop_privileges:
-            self._uid = UID_BASE + secrets.randbelow(UID_SPAN)
+        loaded torch yet can import it while the worker does the same. Call it from a thread
+        that outlives the sandbox: the launcher dies with the thread that started it."""
+        config, extra_fds = self._config()
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._status_r, status_w = os.pipe()
         output_r, output_w = os.pipe()
         self._fds = [self._request_w, self._reply_r, self._status_r]
-        worker_config = {"submission": os.path.join(self.scratch, SUBMISSION_NAME), "forbidden": list(self.forbidden)}
-        config = {
-            "python": sys.executable,
-            "worker_args": ["-I", "-m", "quizforge.grading.worker", json.dumps(worker_config)],
-            "scratch": self.scratch, "submission_name": SUBMISSION_NAME,
-            "uid": self._uid, "needed_paths": _needed_paths(),
-            "hide": hidden_paths(self.hide), "namespaces": self.policy.namespaces,
-            "memory_bytes": self.limits.memory,
-            "request_fd": request_r, "reply_fd": reply_w, "status_fd": status_w,
-            "env": WORKER_ENV,
-        }
+        config.update(request_fd=request_r, reply_fd=reply_w, status_fd=status_w)
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)],
                 stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w, cwd="/", env=WORKER_ENV,
-                pass_fds=(request_r, reply_w, status_w), start_new_session=True)
+                pass_fds=(request_r, reply_w, status_w, *extra_fds), start_new_session=True)
         finally:
-            for fd in (request_r, reply_w, status_w, output_w):
+            for fd in (request_r, reply_w, status_w, output_w, *extra_fds):
                 os.close(fd)
         self._output_thread = self.output.drain(output_r)
         os.set_blocking(self._request_w, False)
@@ -236,8 +324,9 @@ class Sandbox:
             self.kill()
             if exc.kind == "timeout":
                 raise StartupTimeout("the worker did not start in time") from None
-            raise SandboxError(f"the worker could not start: {self._error or exc.message}"
-                               f"{self._last_output()}") from None
+            if self._error is not None:
+                raise SandboxError(self._error) from None
+            raise SandboxError(f"the worker could not start: {exc.message}{self._last_output()}") from None
         value = hello.get("value") if type(hello) is dict else None
         if (hello.get("id"), hello.get("ok")) != (0, True) or type(value) is not dict \
                 or type(value.get("torch_import_seconds")) is not float:
@@ -278,13 +367,17 @@ class Sandbox:
             if kind == "init" and isinstance(event.get("pid"), int):
                 self._track_init(event["pid"])
             elif kind == "sandbox":
-                self.info = SandboxInfo(tuple(event.get("namespaces", ())), bool(event.get("user_namespace")),
-                                        event.get("uid"), tuple(event.get("hidden", ())),
-                                        tuple(event.get("notes", ())))
+                limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
+                self.info = SandboxInfo(str(event.get("mode", "")), tuple(map(str, event.get("namespaces", ()))),
+                                        event.get("uid"), tuple(map(str, event.get("visible", ()))),
+                                        tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))))
             elif kind in ("exit", "signal"):
                 self._ended = event
             elif kind == "error":
-                self._error = str(event.get("message", "unknown error"))[:500]
+                step, message, hint = (str(event.get(k) or "")[:300] for k in ("step", "message", "hint"))
+                self._error = f"the sandbox could not be built ({step or 'unknown step'}): {message}"
+                if hint:
+                    self._error += f"; to enable it: {hint}"
 
     def _track_init(self, pid: int) -> None:
         """Hold the namespace's init by a pidfd, checked to be the launcher's child, so a
@@ -307,7 +400,7 @@ class Sandbox:
 
     def request(self, message: dict, deadline: float, timeout_message: str, during: str = "during the call") -> Any:
         """Send one request and return the worker's answer; SubmissionError if it failed."""
-        from quizforge.grading import protocol  # here, not at the top: it loads torch (see launch)
+        from quizforge.grading.sandboxed import protocol  # here, not at the top: it loads torch (see launch)
 
         if not self.alive:
             raise SubmissionError("crash", "the worker is no longer running")
@@ -328,7 +421,7 @@ class Sandbox:
 
     def _await_frame(self, deadline: float, during: str, timeout_message: str = "timed out",
                      startup: bool = False) -> Any:
-        from quizforge.grading import protocol
+        from quizforge.grading.sandboxed import protocol
 
         poller = select.poll()
         poller.register(self._reply_r, select.POLLIN)
@@ -351,7 +444,7 @@ class Sandbox:
                     self._fail("timeout", timeout_message)
                 except protocol.FrameEOF:
                     self._fail_ended(during)
-                except SubmissionError as exc:
+                except protocol.ProtocolError as exc:
                     self._fail("protocol", exc.message)
             if self._ended is not None or self._error is not None or self._status_closed:
                 self._fail_ended(during)
@@ -416,7 +509,7 @@ class Sandbox:
 
     def kill(self) -> None:
         """Kill the whole tree and release everything. Safe to call more than once."""
-        if self.proc is None and self.scratch is None:
+        if self.proc is None and self.base is None:
             return
         self.alive = False
         try:
@@ -432,9 +525,9 @@ class Sandbox:
             self._fds, self._init_pidfd = [], None
             if self._output_thread is not None:
                 self._output_thread.join(2.0)  # the rest of what it printed, up to EOF
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
-                self.scratch = None
+            if self.base is not None:
+                shutil.rmtree(self.base, ignore_errors=True)
+                self.base = None
 
     def _kill_tree(self) -> None:
         if self._fds:
@@ -468,7 +561,7 @@ class Sandbox:
                 except OSError:
                     pass
             time.sleep(0.01)
-        if self.info.uid is not None and not self.info.namespaces:
+        if self.info.uid is not None and self.info.uid >= UID_BASE and not self.info.namespaces:
             # Belt and braces: whatever still runs under the sandbox's own uid, found by the
             # kernel: kill(-1) from that uid reaches exactly its processes.
             try:

@@ -1,11 +1,12 @@
 """The untrusted side: imports the submission and answers the judge's requests.
 
-    python -I -m quizforge.grading.worker CONFIG_JSON
+    python -I -S -c BOOT CONFIG_JSON     (see quizforge/grading/sandbox.py)
 
 Started by the sandbox (see launcher.py) in a scratch directory that holds only a
 copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
-are a pipe the judge drains and truncates. It imports torch, installs the forbidden
-API traps, says hello, and then serves one request at a time. Everything here runs
+are a pipe the judge drains and truncates. Only this folder of quizforge is on its
+path. It imports torch, installs the forbidden-API guards, says hello, and then
+serves one request at a time. Everything here runs
 next to untrusted code, so the judge trusts none of it: replies are plain data that
 the judge decodes strictly, and a reply can at worst be wrong, never run code there.
 """
@@ -18,6 +19,8 @@ import sys
 import time
 import traceback
 from typing import Any
+
+from . import guards, protocol
 
 REQUEST_FD = 3
 REPLY_FD = 4
@@ -48,8 +51,9 @@ def _backward(out: Any, grad_output: Any) -> None:
 
 
 class Server:
-    def __init__(self, path: str):
+    def __init__(self, path: str, torch_guards: guards.TorchGuards | None = None):
         self.path = path
+        self.torch_guards = torch_guards
         self.module = None
         self.objects: dict[int, Any] = {}
 
@@ -155,8 +159,6 @@ class Server:
         return line
 
     def error(self, exc: BaseException, during: str) -> dict:
-        from quizforge.grading import forbidden, protocol
-
         def text(e: BaseException) -> str:
             try:
                 return str(e)[:MESSAGE_CHARS]
@@ -164,8 +166,8 @@ class Server:
                 return "<the exception could not be printed>"
 
         lineno = self._line(exc.__traceback__)
-        if forbidden.HITS:
-            api, where = forbidden.HITS[0]
+        if guards.HITS:
+            api, where = guards.HITS[0]
             return {"kind": "forbidden", "message": f"{api} is forbidden in this challenge",
                     "exc_type": None, "lineno": where}
         if isinstance(exc, SystemExit):
@@ -182,11 +184,9 @@ class Server:
         return {"kind": "error", "message": text(exc), "exc_type": type(exc).__name__[:100], "lineno": lineno}
 
     def handle(self, request: dict) -> bytes:
-        from quizforge.grading import forbidden, protocol
-
         rid = request.get("id")
         op = request.get("op")
-        forbidden.HITS.clear()
+        guards.HITS.clear()
         during = "while being imported" if op == "load" else "during the call"
         try:
             method = getattr(self, f"op_{op}", None)
@@ -194,27 +194,29 @@ class Server:
                 raise _Missing(f"unknown request {op!r}")
             fields = {k: v for k, v in request.items() if k not in ("id", "op")}
             value = method(**fields)
-            if forbidden.HITS:
-                raise forbidden.ForbiddenCall()  # the submission swallowed a trap's exception
+            if self.torch_guards is not None and not self.torch_guards.intact():
+                guards.HITS.append(("removing the forbidden-API guard", None))
+            if guards.HITS:
+                raise guards.ForbiddenCall()  # the submission swallowed a guard's exception
             return protocol.encode({"id": rid, "ok": True, "value": value})
         except BaseException as exc:  # noqa: BLE001 - every failure of the submission becomes a reply
             reply = {"id": rid, "ok": False, **self.error(exc, during)}
             return protocol.encode(reply)
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
-    started = time.perf_counter()
-    import torch  # noqa: F401 - loaded before the submission, and before the hello, on the worker's clock
-
+def main(config_json: str, started: float) -> None:
+    """Serve until the judge closes the request pipe. `started`: time.perf_counter() before
+    this module (and so torch) was imported, for the hello's timing."""
+    config = json.loads(config_json)
     torch_import_seconds = time.perf_counter() - started
-
-    from quizforge.grading import forbidden, protocol
 
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(config["submission"])
-    forbidden.install_traps(config.get("forbidden", []), path)
-    server = Server(path)
+    forbidden = config.get("forbidden", [])
+    guards.install_traps(forbidden, path)
+    torch_guards = guards.TorchGuards(forbidden, path)
+    torch_guards.install()
+    server = Server(path, torch_guards)
     hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds}}
     protocol.write_frame(REPLY_FD, protocol.encode(hello))
     while True:
@@ -235,6 +237,3 @@ def _flush_output() -> None:
         except Exception:  # noqa: BLE001 - the submission may have replaced or closed them
             pass
 
-
-if __name__ == "__main__":
-    main()

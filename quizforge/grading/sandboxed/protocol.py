@@ -13,11 +13,13 @@ raw bytes of the tensors the header mentions. Encoded values:
     {"D": [[key, value], ...]}                            a dict with str keys
     {"X": [dtype, shape, offset, nbytes]}                 a tensor, bytes in the data section
     {"dtype": "float32"}  {"device": "cpu"}               a torch.dtype, a torch.device
+    {"G": {"X": ...}}                                     a CPU torch.Generator, by its state
 
-Decoding is strict, because the judge decodes what an untrusted process sent: sizes,
+This module runs on both sides of the pipe, so it imports only the standard library
+and torch. Decoding is strict, because the judge decodes what an untrusted process sent: sizes,
 depth and counts are bounded, every node is type-checked, and each tensor is built
 by the decoder from bytes as a plain `torch.Tensor` that owns its memory. Nothing is
-ever unpickled. Anything malformed raises SubmissionError("protocol").
+ever unpickled. Anything malformed raises ProtocolError.
 """
 
 from __future__ import annotations
@@ -33,8 +35,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-
-from quizforge.grading.submission import SubmissionError
 
 MAGIC = b"QZF1"
 _PREFIX = struct.Struct(">4sIQ")
@@ -64,6 +64,14 @@ class FrameLimits:
 LIMITS = FrameLimits()
 
 
+class ProtocolError(Exception):
+    """The other side sent something that is not a well-formed frame of plain data."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 class FrameTimeout(Exception):
     """The other side did not finish a frame before the deadline."""
 
@@ -72,8 +80,8 @@ class FrameEOF(Exception):
     """The other side closed the pipe."""
 
 
-def _bad(message: str) -> SubmissionError:
-    return SubmissionError("protocol", f"the worker sent malformed data: {message}")
+def _bad(message: str) -> ProtocolError:
+    return ProtocolError(f"the worker sent malformed data: {message}")
 
 
 class EncodeError(TypeError):
@@ -139,6 +147,10 @@ def encode(value: Any) -> bytes:
             return {"dtype": _DTYPE_NAMES[v]}
         if isinstance(v, torch.device):
             return {"device": str(v)}
+        if type(v) is torch.Generator:
+            if v.device.type != "cpu":
+                raise EncodeError("only CPU generators can be sent")
+            return {"G": walk(v.get_state(), depth + 1)}
         raise EncodeError(f"a {type(v).__module__}.{type(v).__qualname__} cannot be sent; only tensors, "
                           "numbers, strings, lists, tuples, dicts, dtypes and devices can")
 
@@ -220,6 +232,16 @@ class _Decoder:
             if type(body) is not str or not _DEVICE.fullmatch(body):
                 raise _bad("an unknown device")
             return torch.device(body)
+        if tag == "G":
+            state = self.value(body, depth + 1)
+            if not isinstance(state, torch.Tensor) or state.dtype != torch.uint8 or state.dim() != 1:
+                raise _bad("a generator whose state is not a byte vector")
+            generator = torch.Generator()
+            try:
+                generator.set_state(state)
+            except RuntimeError:
+                raise _bad("a generator with an invalid state") from None
+            return generator
         raise _bad("an unknown tag")
 
     def tensor(self, body: Any) -> torch.Tensor:
@@ -283,7 +305,7 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytearray:
 
 
 def read_frame(fd: int, deadline: float | None = None) -> Any:
-    """Read and decode one frame. Raises FrameTimeout, FrameEOF or SubmissionError("protocol")."""
+    """Read and decode one frame. Raises FrameTimeout, FrameEOF or ProtocolError."""
     magic, header_len, data_len = _PREFIX.unpack(bytes(_read_exact(fd, _PREFIX.size, deadline)))
     if magic != MAGIC:
         raise _bad("a frame that does not start with the protocol's magic bytes")
