@@ -71,23 +71,19 @@ def is_root() -> bool:
     return os.getuid() == 0
 
 
-def uid_can_be_dropped() -> bool:
-    """Whether, without namespaces, the launcher could still run the worker as another uid:
-    the judge is root and every folder the interpreter needs is open to other users."""
-    from quizforge.grading.sandbox import _needed_paths
+def grade_unchecked(path: Path, challenge: Challenge, policy=None):
+    """Grade as `quiz grade` does but without the static check, to test what the sandbox and the
+    worker's guards stop on their own (a submission the static check would reject)."""
+    from quizforge.grading.isolated import IsolatedSubmission
+    from quizforge.grading.judge import run_suite
+    from quizforge.grading.limits import Limits
 
-    if not is_root():
-        return False
-    for path in _needed_paths():
-        parts = Path(path).parts
-        for i in range(1, len(parts) + 1):
-            mode = os.stat(Path(*parts[:i])).st_mode
-            if (i < len(parts) or os.path.isdir(path)) and not mode & 0o001:
-                return False
-    return True
-
-
-def isolation_available() -> bool:
-    """Namespaces, or at least a dropped uid: what stops a submission from signalling the
-    judge or writing where the judge reads. Without either, those tests skip."""
-    return namespaces_available() or uid_can_be_dropped()
+    limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
+    submission = IsolatedSubmission(path.read_bytes(), limits, challenge.forbidden, policy=policy)
+    try:
+        result = run_suite(challenge, submission, time_limit=limits.total_seconds,
+                           prepare=lambda: submission.start())
+    finally:
+        submission.close()
+    result.sandbox = submission.info.as_dict()
+    return result

@@ -22,7 +22,7 @@ import torch
 
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.judge import SuiteResult, run_suite
-from quizforge.grading.submission import LocalSubmission
+from quizforge.grading.loopback import LoopbackSubmission
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
@@ -108,7 +108,7 @@ def one_torch_thread():
 
 @functools.cache
 def grade(challenge_id: str, path: Path) -> SuiteResult:
-    submission = LocalSubmission(path)
+    submission = LoopbackSubmission(path)
     try:
         # The unraisable-exception plugin's gc.collect() costs ~0.3 s a run and decides no grade.
         return run_suite(load_challenge(challenge_id), submission, ["-p", "no:unraisableexception"])

@@ -21,41 +21,10 @@ from quizforge.grading.limits import STARTUP_SECONDS, Limits
 MAX_CRASHES = 3
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
-from quizforge.grading.submission import RemoteObject, Submission, SubmissionError
+from quizforge.grading.submission import RemoteObject, RequestObject, RequestSubmission, SubmissionError
 
 
-class _IsolatedObject(RemoteObject):
-    def __init__(self, owner: "IsolatedSubmission", generation: int, oid: int):
-        self._owner = owner
-        self._generation = generation
-        self._oid = oid
-
-    def _ask(self, op: str, **fields: Any) -> Any:
-        return self._owner._request(op, generation=self._generation, obj=self._oid, **fields)
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ask("forward", args=list(args), kwargs=kwargs)
-
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        self._ask("load_state_dict", state=dict(state), strict=bool(strict))
-
-    def state_dict(self) -> dict[str, Any]:
-        return self._ask("state_dict")
-
-    def parameter_shapes(self) -> dict[str, list[int]]:
-        return self._ask("parameter_shapes")
-
-    def submodule_types(self) -> dict[str, str]:
-        return self._ask("submodule_types")
-
-    def attribute(self, name: str) -> Any:
-        return self._ask("attribute", name=name)
-
-    def backward(self, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self._ask("backward", args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
-
-
-class IsolatedSubmission(Submission):
+class IsolatedSubmission(RequestSubmission):
     def __init__(self, source: bytes, limits: Limits, forbidden: tuple[str, ...] = (), *,
                  deadline: float | None = None, policy: SandboxPolicy | None = None):
         self.source = source
@@ -173,25 +142,26 @@ class IsolatedSubmission(Submission):
 
     # --- the Submission interface ------------------------------------------------
 
-    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._request("call", name=name, args=list(args), kwargs=kwargs)
+    def _object(self, oid: int) -> RemoteObject:
+        generation = self._generation
+        # Objects live in one worker: a handle from before a restart must not reach a new one.
+        return RequestObject(lambda op, **fields: self._request(op, generation=generation, **fields), oid)
 
     def new(self, class_name: str, *args: Any, **kwargs: Any) -> RemoteObject:
-        oid = self._request("new", name=class_name, args=list(args), kwargs=kwargs)
-        if type(oid) is not int:
-            self._discard()
-            raise SubmissionError("protocol", "the worker answered a construction with something else")
-        return _IsolatedObject(self, self._generation, oid)
-
-    def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
-        return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
+        try:
+            return super().new(class_name, *args, **kwargs)
+        except SubmissionError as exc:
+            if exc.kind == "protocol":
+                self._discard()
+            raise
 
     def has(self, name: str) -> bool:
-        answer = self._request("has", name=name)
-        if type(answer) is not bool:
-            self._discard()
-            raise SubmissionError("protocol", "the worker answered has() with something else")
-        return answer
+        try:
+            return super().has(name)
+        except SubmissionError as exc:
+            if exc.kind == "protocol":
+                self._discard()
+            raise
 
     def close(self) -> None:
         self._discard()

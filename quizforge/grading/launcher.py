@@ -297,7 +297,7 @@ def _capabilities() -> int:
     return sum((d.effective | d.permitted | d.inheritable) << (32 * i) for i, d in enumerate(data))
 
 
-def drop_privileges(drop_to: int | None) -> None:
+def drop_privileges(drop_to: int | None, allow_root: bool = False) -> None:
     """No capabilities now or after exec, no way to gain any, and (as root) another uid."""
     for cap in range(64):
         if _prctl(PR_CAPBSET_READ, cap) < 0:
@@ -316,7 +316,7 @@ def drop_privileges(drop_to: int | None) -> None:
             raise StepFailed("privileges", f"uid {drop_to} did not stick")
         if _capabilities() != 0:
             raise StepFailed("privileges", "capabilities remain after the uid change")
-    elif os.getuid() == 0:
+    elif os.getuid() == 0 and not allow_root:
         raise StepFailed("privileges", "the worker would keep uid 0")
     if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
         raise StepFailed("privileges", f"cannot set no_new_privs ({_errno_text()})")
@@ -360,9 +360,11 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     os.dup2(reply, WORKER_REPLY_FD)
     for fd in (WORKER_REQUEST_FD, WORKER_REPLY_FD):
         os.set_inheritable(fd, True)  # dup2 onto the same number keeps close-on-exec
-    os.closerange(WORKER_REPLY_FD + 1, 65536)
+    status_fd = cfg["status_fd"]  # close-on-exec: kept only to report a failure before the exec
+    os.closerange(WORKER_REPLY_FD + 1, status_fd)
+    os.closerange(status_fd + 1, 65536)
     os.chdir(home)
-    drop_privileges(drop_to)
+    drop_privileges(drop_to, allow_root=cfg["mode"] == "unsafe")
     # Armed after the uid change, which clears it: the worker goes when its parent does.
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
@@ -414,12 +416,20 @@ def _check_worker_can_start(cfg: dict, drop_to: int | None, visible: list[str]) 
     if drop_to is None:
         return
     needed = [cfg["python"], *(p for p in cfg["python_path"] if os.path.exists(p)), f"{SANDBOX_HOME}/work"]
+    blocked = _blocked_for(drop_to, needed)
+    if blocked is not None:
+        raise StepFailed("privileges", f"the sandbox uid cannot use {blocked}",
+                         "make the Python installation and the venv readable by other users (chmod o+rX)")
+
+
+def _blocked_for(uid: int, needed: list[str]) -> str | None:
+    """The first of `needed` that `uid` cannot read, tried as that uid; None if it can use them all."""
     pid = os.fork()
     if pid == 0:
         try:
             os.setgroups([])
-            os.setresgid(drop_to, drop_to, drop_to)
-            os.setresuid(drop_to, drop_to, drop_to)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
             for i, path in enumerate(needed):
                 if not os.access(path, os.R_OK | os.X_OK):
                     os._exit(10 + i)
@@ -427,10 +437,9 @@ def _check_worker_can_start(cfg: dict, drop_to: int | None, visible: list[str]) 
         except BaseException:  # noqa: BLE001 - any failure means "no"
             os._exit(9)
     code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    if code != 0:
-        what = needed[code - 10] if 10 <= code < 10 + len(needed) else "its own ids"
-        raise StepFailed("privileges", f"the sandbox uid cannot use {what}",
-                         "make the Python installation and the venv readable by other users (chmod o+rX)")
+    if code == 0:
+        return None
+    return needed[code - 10] if 10 <= code < 10 + len(needed) else "its own ids"
 
 
 def _fork_and_reap(cfg: dict, status: Status, drop_to: int | None, nproc: int | None, home: str,
@@ -477,6 +486,13 @@ def run_unsafe(cfg: dict, status: Status) -> None:
         raise StepFailed("process tracking", f"cannot become a child subreaper ({_errno_text()})")
     drop_to = cfg["uid"] if os.getuid() == 0 else None
     home = os.path.join(base, "work")
+    notes = ["--unsafe-no-sandbox: the submission could read and change anything this user can"]
+    path_entries = [os.path.join(base, "worker"), *cfg["python_path_unsafe"]]
+    if drop_to is not None:
+        blocked = _blocked_for(drop_to, [cfg["python"], *path_entries])
+        if blocked is not None:
+            notes.append(f"the worker kept uid 0: another uid cannot use {blocked}")
+            drop_to = None
     if drop_to is not None:
         for path in (home, os.path.join(home, "submission.py")):
             os.chown(path, drop_to, drop_to)
@@ -485,8 +501,8 @@ def run_unsafe(cfg: dict, status: Status) -> None:
                 visible=["the whole file system"],
                 limits={"memory_bytes": cfg["memory_bytes"], "processes": nproc, "file_bytes": 64 * 2**20,
                         "open_files": 1024},
-                notes=["--unsafe-no-sandbox: the submission could read and change anything this user can"])
-    _fork_and_reap(cfg, status, drop_to, nproc, home, [os.path.join(base, "worker"), *cfg["python_path_unsafe"]])
+                notes=notes)
+    _fork_and_reap(cfg, status, drop_to, nproc, home, path_entries)
     kill_descendants()
 
 

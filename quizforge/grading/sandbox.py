@@ -39,10 +39,9 @@ from typing import Any
 
 from quizforge.grading.limits import Limits
 from quizforge.grading.output import CapturedOutput
-from quizforge.grading.submission import SubmissionError
+from quizforge.grading.submission import SubmissionError, reply_value
 
 SUBMISSION_NAME = "submission.py"
-KINDS = {"error", "timeout", "memory", "crash", "forbidden", "missing", "protocol"}
 POLL_SECONDS = 0.05
 # One compute thread: judge and worker take turns on the same cores, and OpenMP threads
 # spinning in one process after its turn starve the other (10x slower round trips).
@@ -450,24 +449,14 @@ class Sandbox:
                 self._fail_ended(during)
 
     def _check_reply(self, reply: Any, during: str) -> Any:
-        if (type(reply) is not dict or reply.get("id") != self._next_id or type(reply.get("ok")) is not bool):
-            self._fail("protocol", "the worker sent a reply that does not answer the request")
-        if reply["ok"]:
-            if set(reply) != {"id", "ok", "value"}:
-                self._fail("protocol", "the worker sent a malformed reply")
-            return reply["value"]
-        kind, message = reply.get("kind"), reply.get("message")
-        exc_type, lineno = reply.get("exc_type"), reply.get("lineno")
-        if (kind not in KINDS or type(message) is not str or not (exc_type is None or type(exc_type) is str)
-                or not (lineno is None or (type(lineno) is int and lineno >= 0))):
-            self._fail("protocol", "the worker sent a malformed error reply")
-        if kind == "memory":
-            # The allocation was refused (RLIMIT_DATA), so the worker holds no more than the
-            # limit and can serve the next request; the polling still kills what gets past.
-            raise SubmissionError("memory", self.limits.memory_message)
-        if kind in ("crash", "timeout"):
-            self._fail(kind, message[:500], lineno)
-        raise SubmissionError(kind, message[:500], exc_type=exc_type and exc_type[:100], lineno=lineno)
+        try:
+            return reply_value(reply, self._next_id, self.limits.memory_message)
+        except SubmissionError as exc:
+            # A worker that crashed, hung or spoke garbage is not asked again. After a refused
+            # allocation (RLIMIT_DATA) it holds no more than the limit and serves the next request.
+            if exc.kind in ("crash", "timeout", "protocol"):
+                self.kill()
+            raise
 
     def _check_memory(self) -> None:
         root = self._init_pid or (self.proc.pid if self.proc else None)

@@ -1,14 +1,15 @@
 """What a hidden test sees of a student's submission: the `submission` fixture's API.
 
-Hidden suites are written only against `Submission` and `RemoteObject`. Two
-implementations exist:
+Hidden suites are written only against `Submission` and `RemoteObject`. Both
+implementations send the same requests to the worker's `Server`
+(quizforge/grading/sandboxed/worker.py) through the wire protocol:
 
 * the isolated one (`quizforge.grading.isolated`), used by `quiz grade`: the
   submission lives in a sandboxed worker process and only plain data crosses
   back (tensors rebuilt from raw bytes, numbers, strings, lists, dicts);
-* `LocalSubmission` below, which imports the file in this process. It is the
-  unisolated baseline for `bench/` and a convenience for writing suites. It is
-  never used on untrusted code.
+* the loopback one (`quizforge.grading.loopback`), which runs the Server in this
+  process: the unisolated baseline for `bench/` and for checking the suites
+  against known solutions. It is never used on untrusted code.
 
 Values that may cross, in either direction: None, bool, int, float, str,
 list/tuple (tuples come back as tuples), dict with str keys, torch.Tensor
@@ -19,11 +20,7 @@ itself, never an object of the submission's making.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import uuid
-from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 class SubmissionError(Exception):
@@ -107,126 +104,86 @@ class Submission:
         """Release whatever backs the submission."""
 
 
-# --- the unisolated baseline -------------------------------------------------
+# --- requests and replies, whatever carries them -------------------------------------
 
-def _first(out: Any) -> Any:
-    return out[0] if isinstance(out, (tuple, list)) else out
-
-
-def _guard(fn, *args: Any, **kwargs: Any) -> Any:
-    """Run the submission's code; whatever it raises becomes SubmissionError("error"), as from the worker."""
-    try:
-        return fn(*args, **kwargs)
-    except SubmissionError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise SubmissionError("error", str(exc), exc_type=type(exc).__name__) from exc
+KINDS = {"error", "timeout", "memory", "crash", "forbidden", "missing", "protocol"}
 
 
-def _with_grad(args: list[Any]) -> list[Any]:
-    import torch
+def reply_value(reply: Any, request_id: int, memory_message: str) -> Any:
+    """The value of a worker's decoded reply, or the SubmissionError it stands for. A reply
+    that is not well-formed raises SubmissionError("protocol")."""
+    if type(reply) is not dict or reply.get("id") != request_id or type(reply.get("ok")) is not bool:
+        raise SubmissionError("protocol", "the worker sent a reply that does not answer the request")
+    if reply["ok"]:
+        if set(reply) != {"id", "ok", "value"}:
+            raise SubmissionError("protocol", "the worker sent a malformed reply")
+        return reply["value"]
+    kind, message = reply.get("kind"), reply.get("message")
+    exc_type, lineno = reply.get("exc_type"), reply.get("lineno")
+    if (kind not in KINDS or type(message) is not str or not (exc_type is None or type(exc_type) is str)
+            or not (lineno is None or (type(lineno) is int and lineno >= 0))):
+        raise SubmissionError("protocol", "the worker sent a malformed error reply")
+    if kind == "memory":
+        raise SubmissionError("memory", memory_message)
+    return_type = exc_type[:100] if exc_type else None
+    raise SubmissionError(kind, message[:500], exc_type=return_type, lineno=lineno)
 
-    return [a.detach().clone().requires_grad_(True)
-            if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
 
+class RequestObject(RemoteObject):
+    """A handle on an object in the worker: each method is one request through `ask`."""
 
-class _LocalObject(RemoteObject):
-    def __init__(self, obj: Any):
-        self._obj = obj
+    def __init__(self, ask: Callable[..., Any], oid: int):
+        self._ask_owner = ask
+        self._oid = oid
+
+    def _ask(self, op: str, **fields: Any) -> Any:
+        return self._ask_owner(op, obj=self._oid, **fields)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        import torch
-
-        def run() -> Any:
-            self._obj.eval()
-            with torch.no_grad():
-                return self._obj(*args, **kwargs)
-
-        return _guard(run)
+        return self._ask("forward", args=list(args), kwargs=kwargs)
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        _guard(self._obj.load_state_dict, state, strict=strict)
+        self._ask("load_state_dict", state=dict(state), strict=bool(strict))
 
     def state_dict(self) -> dict[str, Any]:
-        return _guard(lambda: {k: v.detach().clone() for k, v in self._obj.state_dict().items()})
+        return self._ask("state_dict")
 
     def parameter_shapes(self) -> dict[str, list[int]]:
-        return _guard(lambda: {k: list(p.shape) for k, p in self._obj.named_parameters()})
+        return self._ask("parameter_shapes")
 
     def submodule_types(self) -> dict[str, str]:
-        return _guard(lambda: {k: f"{type(m).__module__}.{type(m).__qualname__}"
-                               for k, m in self._obj.named_modules() if k})
+        return self._ask("submodule_types")
 
     def attribute(self, name: str) -> Any:
-        if not hasattr(self._obj, name):
-            raise SubmissionError("missing", f"the object has no attribute {name!r}")
-        return _guard(getattr, self._obj, name)
+        return self._ask("attribute", name=name)
 
     def backward(self, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
-        import torch
-
-        def run() -> dict[str, Any]:
-            self._obj.train()
-            self._obj.zero_grad(set_to_none=True)
-            inputs = _with_grad(list(args))
-            out = _first(self._obj(*inputs, **(kwargs or {})))
-            out.backward(grad_output)
-            return {
-                "inputs": [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs],
-                "params": {k: (None if p.grad is None else p.grad.clone()) for k, p in self._obj.named_parameters()},
-            }
-
-        return _guard(run)
+        return self._ask("backward", args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
 
 
-class LocalSubmission(Submission):
-    """Imports the submission into this process. Trusted code only: the bench baseline."""
+class RequestSubmission(Submission):
+    """The Submission API as requests to a worker's Server: subclasses carry them (`_request`)."""
 
-    def __init__(self, path: str | Path):
-        path = Path(path)
-        name = f"_quizforge_submission_{uuid.uuid4().hex}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise SubmissionError("missing", f"cannot load {path}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - reported as data, like the isolated worker does
-            sys.modules.pop(name, None)
-            raise SubmissionError("error", str(exc), exc_type=type(exc).__name__) from exc
-        self._module = module
-        self._name = name
+    def _request(self, op: str, **fields: Any) -> Any:
+        raise NotImplementedError
 
-    def _get(self, name: str) -> Any:
-        if not hasattr(self._module, name):
-            raise SubmissionError("missing", f"the submission does not define {name!r}")
-        return getattr(self._module, name)
+    def _object(self, oid: int) -> RemoteObject:
+        return RequestObject(self._request, oid)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return _guard(self._get(name), *args, **kwargs)
+        return self._request("call", name=name, args=list(args), kwargs=kwargs)
 
     def new(self, class_name: str, *args: Any, **kwargs: Any) -> RemoteObject:
-        import torch
-
-        cls = self._get(class_name)
-        torch.manual_seed(0)
-        return _LocalObject(_guard(cls, *args, **kwargs))
+        oid = self._request("new", name=class_name, args=list(args), kwargs=kwargs)
+        if type(oid) is not int:
+            raise SubmissionError("protocol", "the worker answered a construction with something else")
+        return self._object(oid)
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
-        import torch
-
-        fn = self._get(name)
-
-        def run() -> list[Any]:
-            inputs = _with_grad(list(args))
-            _first(fn(*inputs, **(kwargs or {}))).backward(grad_output)
-            return [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in inputs]
-
-        return _guard(run)
+        return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
 
     def has(self, name: str) -> bool:
-        return hasattr(self._module, name)
-
-    def close(self) -> None:
-        sys.modules.pop(self._name, None)
+        answer = self._request("has", name=name)
+        if type(answer) is not bool:
+            raise SubmissionError("protocol", "the worker answered has() with something else")
+        return answer

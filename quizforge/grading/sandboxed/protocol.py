@@ -316,6 +316,17 @@ def read_frame(fd: int, deadline: float | None = None) -> Any:
     return decode(header, data)
 
 
+def decode_frame(frame: bytes | bytearray) -> Any:
+    """Decode one whole frame held in memory (what write_frame would send)."""
+    if len(frame) < _PREFIX.size:
+        raise _bad("a frame shorter than its prefix")
+    magic, header_len, data_len = _PREFIX.unpack(bytes(frame[:_PREFIX.size]))
+    if magic != MAGIC or len(frame) != _PREFIX.size + header_len + data_len:
+        raise _bad("a frame whose prefix does not match its length")
+    header = frame[_PREFIX.size:_PREFIX.size + header_len]
+    return decode(header, bytearray(frame[_PREFIX.size + header_len:]))
+
+
 def write_frame(fd: int, frame: bytes, deadline: float | None = None) -> None:
     """Write a whole frame. With a deadline the fd must be non-blocking; raises FrameTimeout.
     A closed reader raises BrokenPipeError."""

@@ -6,7 +6,7 @@ import pytest
 
 ACTIONS = ["read_shadow", "write_root", "write_repo", "write_tmp", "connect", "kill_parent",
            "kill_judge", "signal_everyone", "list_hidden_suite", "read_solution", "spawn_detached",
-           "whoami"]
+           "read_home", "import_reference", "look", "whoami"]
 
 
 @pytest.mark.parametrize("action", ACTIONS)
