@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import write_submission
+from grading_support import namespaces_available, write_submission
 from quizforge.challenges import challenge_ids
 from quizforge.cli import challenges as challenges_cli
 from quizforge.grading import results
@@ -22,16 +22,23 @@ def suite_result() -> SuiteResult:
         Case("test_ok[a]", "passed", 2.0, 2.0, duration=0.01),
         Case("test_wrong", "failed", 0.0, 3.0, "wrong values\x1b[31m <&> [bold]x[/bold]\x00", 0.02),
         Case("test_maybe", "skipped", 0.0, 1.0, "not applicable"),
-    ], duration=1.25, output="submission output:\nhello \x07world")
+    ], duration=1.25, output="the grader's note",
+        submission_output="printed by the submission, not by the grader:\n| hello \x07world",
+        sandbox={"mode": "isolated", "isolated": True, "namespaces": ["pid", "net"], "uid": 1500000001,
+                 "visible": ["/usr/lib", "/opt/torch"], "limits": {"memory_bytes": 2**31, "processes": 256},
+                 "notes": [], "workers": 1})
 
 
 def test_gradescope_fields(suite_result):
     data = results.gradescope(suite_result)
-    assert set(data) == {"score", "max_score", "execution_time", "output", "tests"}
+    assert set(data) == {"score", "max_score", "execution_time", "output", "stdout_visibility", "sandbox", "tests"}
     assert (data["score"], data["max_score"], data["execution_time"]) == (2.0, 6.0, 1.25)
-    assert data["output"] == "submission output:\nhello ?world"
+    assert data["output"] == "the grader's note\n\nprinted by the submission, not by the grader:\n| hello ?world"
+    assert data["stdout_visibility"] == "hidden"
+    assert data["sandbox"]["mode"] == "isolated" and data["sandbox"]["uid"] == 1500000001
     assert data["tests"][0] == {"name": "test_ok[a]", "score": 2.0, "max_score": 2.0, "status": "passed",
-                                "output": "", "visibility": "visible"}
+                                "output": "", "visibility": "after_due_date"}
+    assert results.gradescope(suite_result, "visible")["tests"][0]["visibility"] == "visible"
     assert [t["status"] for t in data["tests"]] == ["passed", "failed", "failed"]
     assert data["tests"][1]["output"] == "wrong values?[31m <&> [bold]x[/bold]?"
     assert data["tests"][2]["output"] == "skipped: not applicable"
@@ -47,8 +54,13 @@ def test_junit_is_valid_xml_with_one_failure_per_failed_test(suite_result):
     assert cases[0].find("failure") is None
     assert cases[1].find("failure").get("message") == "wrong values?[31m <&> [bold]x[/bold]?"
     assert cases[2].find("skipped") is not None
-    assert {p.get("name"): p.get("value") for p in root.iter("property")} == {"score": "2", "max_score": "6"}
-    assert root.find("system-out").text == "submission output:\nhello ?world"
+    properties = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert properties == {"score": "2", "max_score": "6", "sandbox.mode": "isolated", "sandbox.isolated": "true",
+                          "sandbox.namespaces": "pid, net", "sandbox.uid": "1500000001",
+                          "sandbox.visible": "/usr/lib, /opt/torch", "sandbox.limits.memory_bytes": "2147483648",
+                          "sandbox.limits.processes": "256", "sandbox.notes": "", "sandbox.workers": "1"}
+    assert root.find("system-out").text == ("the grader's note\n\nprinted by the submission, not by the grader:\n"
+                                            "| hello ?world")
 
 
 def test_table_has_points_status_message_and_total(suite_result):
@@ -61,6 +73,40 @@ def test_table_has_points_status_message_and_total(suite_result):
     assert "[bold]x[/bold]" in text  # shown as written, never read as markup
     assert "2/6" in text and "1/3 passed" in text
     assert "\x1b" not in text and "\x07" not in text
+    assert "sandbox: isolated · namespaces pid+net · uid 1500000001" in text
+
+
+UNSAFE = "WARNING: graded with --unsafe-no-sandbox"
+
+
+def test_unsafe_grading_is_labelled_in_every_format(run_quiz, tmp_path):
+    path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
+    args = ("grade", str(path), "--challenge", "softmax", "--unsafe-no-sandbox")
+    code, out, err = run_quiz(*args, "--format", "json")
+    assert code == 0 and err.startswith(UNSAFE)
+    data = json.loads(out)
+    assert data["output"].startswith(UNSAFE) and data["sandbox"]["mode"] == "unsafe"
+    assert data["sandbox"]["isolated"] is False
+    code, out, _ = run_quiz(*args, "--format", "junit")
+    root = ET.fromstring(out)
+    assert {p.get("name"): p.get("value") for p in root.iter("property")}["sandbox.isolated"] == "false"
+    assert root.find("system-out").text.startswith(UNSAFE)
+    code, out, _ = run_quiz(*args)
+    assert UNSAFE in " ".join(out.split())
+
+
+def test_isolated_grading_reports_what_held_in_json(run_quiz, tmp_path):
+    if not namespaces_available():
+        return  # covered by the refusal tests in test_grading_trust.py
+    path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json")
+    assert code == 0, err
+    box = json.loads(out)["sandbox"]
+    assert box["mode"] == "isolated" and box["isolated"] is True
+    assert {"pid", "net", "mnt", "ipc", "uts"} <= set(box["namespaces"])
+    assert box["limits"]["memory_bytes"] == 2 * 2**30 and box["limits"]["processes"] >= 256
+    assert not any("quizforge" in p for p in box["visible"])
+    assert json.loads(out)["tests"][0]["visibility"] == "after_due_date"
 
 
 def test_grade_json_end_to_end(run_quiz, tmp_path):

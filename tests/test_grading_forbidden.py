@@ -1,10 +1,11 @@
-"""Forbidden APIs: the static check of the source, and the runtime trap in the worker."""
+"""Forbidden APIs: the static check of the source, and the guards in the worker."""
 
 import ast
 
 import pytest
+import torch
 
-from grading_support import DOUBLE_TESTS, fixture_challenge, outcomes, write_submission
+from grading_support import DOUBLE_TESTS, fixture_challenge, grade_unchecked, outcomes, write_submission
 from quizforge.grading.forbidden import check_source, top_level_names
 from quizforge.grading.grade import grade
 
@@ -30,6 +31,8 @@ def violations(source: str, forbidden=FORBIDDEN) -> list[str]:
     ("import torch\nm = torch.nn.LayerNorm(4)", 2, "torch.nn.LayerNorm (torch.nn.functional.layer_norm)"),
     ("import torch.nn as nn\nclass A(nn.MultiheadAttention): pass", 2, "nn.MultiheadAttention"),
     ("import torch\nf = getattr(torch.nn.functional, name)", 2, "computed name"),
+    ("import torch\nf = getattr(self, name)", 2, "computed name"),
+    ("g = getattr\nh = g(x, 'a' + 'b')", 1, "computed name"),
 ])
 def test_static_check_names_the_api_and_line(source, line, shown):
     found = violations(source)
@@ -45,10 +48,47 @@ def test_static_check_names_the_api_and_line(source, line, shown):
     ("from importlib import import_module", "from importlib import"),
     ("import sys\nF = sys.modules['torch.nn.functional']", "sys.modules"),
     ("import builtins", "import builtins"),
+    ("f = globals()['__buil' + 'tins__']['ev' + 'al']", "globals"),
+    ("v = vars()", "vars"),
 ])
 def test_dynamic_code_is_rejected_in_every_challenge(source, shown):
     found = violations(source, forbidden=[])
     assert found and shown in found[0] and "not allowed" in found[0]
+
+
+@pytest.mark.parametrize("source, shown", [
+    ("from quizforge.reference.attention import scaled_dot_product_attention",
+     "from quizforge.reference.attention import ..."),
+    ("import quizforge.reference.norms as norms", "import quizforge.reference.norms"),
+    ("import quizforge", "import quizforge"),
+])
+def test_the_package_itself_is_refused_with_a_clear_message(source, shown):
+    found = violations(source, forbidden=[])
+    assert found == [f"line 1: {shown}: a submission cannot use quizforge (its reference is the answer key); "
+                     "write the code yourself"]
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ny = torch.ops.aten.__getattr__('_soft' + 'max')(x, 1, False)",
+    "import torch\ny = torch.ops.aten._softmax(x, 1, False)",
+    "import torch\ny = torch._C._nn.gelu(x)",
+    "from torch import _C",
+    "import torch._C",
+    "from torch.library import Library",
+    "import torch\nf = torch.jit.script(g)",
+    "import torch\nf = torch.compile(g)",
+    "x = ().__class__.__base__.__subclasses__()",
+    "def f():\n    pass\ng = f.__globals__",
+    "import sys\nframe = sys._getframe(1)",
+    "import ctypes",
+    "import gc\ngc.get_objects()",
+    "import inspect",
+    "import operator\nf = operator.attrgetter('soft' + 'max')",
+    "x = getattr(y, '__dict__')",
+])
+def test_internals_and_hidden_lookups_are_rejected_in_every_challenge(source):
+    found = violations(source, forbidden=[])
+    assert found and "not allowed in a submission" in found[0], source
 
 
 @pytest.mark.parametrize("source", [
@@ -57,7 +97,8 @@ def test_dynamic_code_is_rejected_in_every_challenge(source, shown):
     "import numpy as np\ny = np.exp(x)",
     "import torch.nn as nn\nlin = nn.Linear(4, 4)",
     "def softmax(x):\n    return x\ny = softmax(3)",
-    "import torch\nf = getattr(self, name)",
+    "import torch\nclass A:\n    def f(self):\n        return getattr(self, 'w', None), self._cache, hasattr(self, 'b')",
+    "import math\nimport torch\ny = torch.finfo(torch.float32).min * math.sqrt(2)",
 ])
 def test_honest_code_passes_the_static_check(source):
     assert violations(source) == []
@@ -88,8 +129,15 @@ def test_a_static_violation_scores_zero_without_running_anything(tmp_path):
     assert not (tmp_path / "should-never-run").exists()
 
 
-def test_the_runtime_trap_catches_what_the_static_check_cannot_see(tmp_path):
-    path = write_submission(tmp_path, """
+@pytest.mark.parametrize("call, line", [
+    ("getattr(spaces[0], hidden)(x, 0)", 9),                                   # a trapped Python function
+    ("getattr(torch.ops.aten, '_soft' + 'max')(x, 0, False)", 9),              # a kernel, by its op name
+    ("getattr(torch.ops.aten, 'softmax')(x, 0)", 9),                           # the composite op
+    ("getattr(torch._C._VariableFunctions, hidden)(x, 0)", 9),                 # the C binding
+])
+def test_the_guards_catch_what_the_static_check_cannot_see(tmp_path, call, line):
+    # Graded without the static check, which would reject all of these first.
+    path = write_submission(tmp_path, f"""
         import torch
         import torch.nn.functional
 
@@ -98,17 +146,46 @@ def test_the_runtime_trap_catches_what_the_static_check_cannot_see(tmp_path):
 
         def double(x):
             if x.shape == (4,):
-                return getattr(spaces[0], hidden)(x, 0)       # line 9: called and trapped
+                return {call}
             if x.shape == (3, 5):
                 try:
-                    getattr(spaces[0], hidden)(x, 0)          # line 12: trapped, and swallowed
+                    {call}
                 except Exception:
                     pass
                 return x * 2
             return x * 2
     """)
-    result = outcomes(grade(path, fixture_challenge("double")))
-    assert result["test_1_vector"] == ("failed", "torch.nn.functional.softmax is forbidden in this challenge (line 9)")
-    assert result["test_2_matrix"] == ("failed", "torch.nn.functional.softmax is forbidden in this challenge (line 12)")
+    result = outcomes(grade_unchecked(path, fixture_challenge("double")))
+    assert result["test_1_vector"][0] == "failed"
+    assert result["test_1_vector"][1].startswith("torch.nn.functional.softmax is forbidden in this challenge")
+    assert result["test_2_matrix"][0] == "failed"  # swallowed, and still caught
+    assert "forbidden in this challenge" in result["test_2_matrix"][1]
     for name in ("test_3_grad", "test_4_square", "test_5_scalar"):
         assert result[name] == ("passed", "")
+
+
+def test_popping_the_guard_is_itself_caught(tmp_path):
+    path = write_submission(tmp_path, """
+        import torch
+
+        def double(x):
+            if x.shape == (4,):
+                torch._C._pop_torch_function_stack()
+            return x * 2
+    """)
+    result = outcomes(grade_unchecked(path, fixture_challenge("double")))
+    assert result["test_1_vector"] == ("failed", "removing the forbidden-API guard is forbidden in this challenge")
+
+
+def test_the_dispatch_guard_sees_the_fused_kernels_behind_attention():
+    from quizforge.grading.sandboxed.guards import TorchGuards, HITS, ForbiddenCall
+
+    guards = TorchGuards(["torch.nn.functional.scaled_dot_product_attention"], "nowhere.py")
+    q = torch.randn(1, 2, 3, 4)
+    guards.dispatch_mode.__enter__()  # the kernel layer alone, as if the function guard were bypassed
+    try:
+        with pytest.raises(ForbiddenCall):
+            torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    finally:
+        guards.dispatch_mode.__exit__(None, None, None)
+        HITS.clear()

@@ -11,13 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import (DOUBLE_TESTS, fixture_challenge, isolation_available, namespaces_available, outcomes,
-                             write_submission)
+from grading_support import DOUBLE_TESTS, fixture_challenge, namespaces_available, outcomes, write_submission
 from quizforge.errors import InputError
 from quizforge.grading import results
 from quizforge.grading.grade import grade
+from quizforge.grading.sandbox import SandboxError
 
 DOUBLE = fixture_challenge("double")   # 3 s per call, 60 s per suite, 6 points
+
+
+@pytest.fixture(autouse=True)
+def sandbox_or_refusal(tmp_path):
+    """These tests need the sandbox. Where this machine cannot build it, what must hold is
+    that grading refuses: assert that, and there is nothing more to check."""
+    if not namespaces_available():
+        path = write_submission(tmp_path, "def double(x):\n    return x * 2\n", name="refused.py")
+        with pytest.raises(SandboxError, match="namespaces"):
+            grade(path, DOUBLE)
+        pytest.skip("grading refused, as it must without namespaces")
 
 
 def assert_all_failed(result, message_part: str) -> None:
@@ -71,7 +82,7 @@ def test_an_infinite_loop_at_import_fails_every_test_once_and_grading_finishes(t
     assert time.monotonic() - start < 30
 
 
-def test_a_loop_that_ignores_sigterm_times_out_and_a_fresh_worker_serves_the_rest(tmp_path):
+def test_a_call_that_times_out_is_not_waited_on_again(tmp_path):
     path = write_submission(tmp_path, """
         import signal
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -82,24 +93,43 @@ def test_a_loop_that_ignores_sigterm_times_out_and_a_fresh_worker_serves_the_res
                     pass
             return x * 2
     """)
+    start = time.monotonic()
     graded = grade(path, DOUBLE)
-    result = outcomes(graded)
-    assert result.pop("test_1_vector") == ("failed", "timed out after 3 s (per-call limit)")
-    assert result == {name: ("passed", "") for name in DOUBLE_TESTS[1:]}
-    assert graded.sandbox["workers"] == 2
+    # Killed despite ignoring SIGTERM, and the rest fail at once with the same message.
+    assert outcomes(graded) == {name: ("failed", "timed out after 3 s (per-call limit)") for name in DOUBLE_TESTS}
+    assert graded.sandbox["workers"] == 1
+    assert time.monotonic() - start < 15
+
+
+def test_a_hang_in_every_call_is_graded_within_30_seconds(tmp_path):
+    path = write_submission(tmp_path, "def double(x):\n    while True:\n        pass\n")
+    start = time.monotonic()
+    result = grade(path, fixture_challenge("double", call_timeout=10.0, total_timeout=300.0))
+    assert_all_failed(result, "timed out after 10 s (per-call limit)")
+    assert time.monotonic() - start < 30
+
+
+def test_a_crash_in_every_call_is_graded_within_30_seconds(tmp_path):
+    path = write_submission(tmp_path, "import os\n\ndef softmax(x, dim=-1):\n    os._exit(3)\n")
+    start = time.monotonic()
+    result = grade(path, "softmax")  # 14 tests
+    assert result.score == 0 and len(result.tests) == 14
+    assert all("the submission exited (status 3) during the call" in t.message for t in result.tests)
+    assert "the worker died 5 times; the remaining tests were not run" in result.tests[-1].message
+    assert result.sandbox["workers"] == 5
+    assert time.monotonic() - start < 30
 
 
 def test_the_suite_limit_fails_whatever_is_left(tmp_path):
-    path = write_submission(tmp_path, "def double(x):\n    while True:\n        pass\n")
+    path = write_submission(tmp_path, "import time\n\ndef double(x):\n    time.sleep(1.5)\n    return x * 2\n")
     start = time.monotonic()
     result = grade(path, fixture_challenge("double", call_timeout=2.0, total_timeout=5.0))
-    # Worker starts count against the suite, so how many tests reach their own limit
-    # depends on the machine; the last ones always meet the suite's.
+    # Worker starts count against the suite, so how many tests pass before the limit
+    # depends on the machine; the last ones always meet it.
     assert time.monotonic() - start < 20
-    messages = [message for _, message in outcomes(result).values()]
-    assert result.score == 0
-    assert all(m in ("timed out after 2 s (per-call limit)", "timed out (suite limit of 5 s)") for m in messages)
-    assert messages[-1] == "timed out (suite limit of 5 s)"
+    found = list(outcomes(result).values())
+    assert all(f in (("passed", ""), ("failed", "timed out (suite limit of 5 s)")) for f in found)
+    assert found[-1] == ("failed", "timed out (suite limit of 5 s)")
 
 
 def test_memory_over_the_limit_is_reported_as_such(tmp_path):
@@ -167,7 +197,11 @@ def test_printing_passed_and_exiting_at_import_scores_zero(tmp_path):
     result = grade(path, DOUBLE)
     assert_all_failed(result, "the submission could not be imported: the submission exited (status 0) "
                               "while being imported (line 4)")
-    assert "submission output:\n5 passed in 0.01s" in result.output
+    # Fenced, so it cannot pass for the grader's own lines.
+    assert result.submission_output == ("printed by the submission, not by the grader:\n"
+                                        '| 5 passed in 0.01s\n| {"score": 6, "max_score": 6}')
+    assert "5 passed" not in result.output
+    assert "\n| 5 passed in 0.01s" in results.gradescope(result)["output"]
 
 
 def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
@@ -180,17 +214,11 @@ def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
         import os
         import torch
         import torch.testing
-        import _pytest.reports
-        import _pytest.runner
 
         # Comparisons that always agree, in this process.
         torch.allclose = lambda *a, **k: True
         torch.equal = lambda *a, **k: True
         torch.testing.assert_close = lambda *a, **k: None
-        # pytest's reports and hooks, as loaded here.
-        _pytest.reports.TestReport.outcome = "passed"
-        _pytest.reports.TestReport.passed = property(lambda self: True)
-        _pytest.runner.pytest_runtest_makereport = lambda item, call: None
         HOOK = "import pytest\\n@pytest.hookimpl(wrapper=True)\\ndef pytest_runtest_makereport(item, call):\\n" \\
                "    report = yield\\n    report.outcome = 'passed'\\n    return report\\n"
         FAKE = json.dumps({{"score": 6, "max_score": 6, "tests": []}})
@@ -222,18 +250,11 @@ def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
     assert statuses["test_3_grad"][0] == "failed"
     assert results.gradescope(result)["score"] == 0  # what --format json prints comes from the judge alone
     # Where the files land depends on the isolation this machine allows; the score never does.
-    if namespaces_available():
-        assert not Path(f"/tmp/{marker}.json").exists()
-    Path(f"/tmp/{marker}.json").unlink(missing_ok=True)
+    assert not Path(f"/tmp/{marker}.json").exists()
     left = {
         "suite": set(suite.iterdir()) - before,
         "cwd": {p for p in (*cwd_files, Path.cwd() / f"{marker}.json") if p.exists() and not cwd_files.get(p)},
     }
-    if not isolation_available():
-        # A machine that allows neither namespaces nor a dropped uid: clean up what got through.
-        for p in (*left["suite"], *left["cwd"], Path.home() / f"{marker}.json"):
-            p.unlink(missing_ok=True)
-        return
     assert left == {"suite": set(), "cwd": set()}  # what --format json prints comes from the judge alone
 
 
@@ -252,5 +273,6 @@ def test_a_flood_of_output_is_captured_and_truncated(tmp_path):
     result = grade(path, DOUBLE)
     assert result.score == 6
     assert time.monotonic() - start < 40
-    assert result.output.startswith("submission output (first 2000 characters of 95.4 MiB):\nspam spam")
-    assert len(result.output) < 2200
+    assert result.submission_output.startswith(
+        "printed by the submission, not by the grader (first 2000 characters of 95.4 MiB):\n| spam spam")
+    assert len(result.submission_output) < 2200

@@ -35,7 +35,10 @@ INTERNAL_ATTRIBUTES = {
     "__self__", "__func__", "__wrapped__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__",
     "__class__", "f_globals", "f_locals", "f_back", "gi_frame", "tb_frame",
 }
-TORCH_INTERNALS = {"ops", "library", "overrides", "_C", "utils._python_dispatch"}
+# Ways into torch below its Python API, or around the worker's guards (compiled code runs
+# without the torch-function guard).
+TORCH_INTERNALS = {"ops", "library", "overrides", "utils._python_dispatch", "jit", "compile", "fx", "export",
+                   "package", "hub", "utils.cpp_extension", "cuda.jiterator"}
 PACKAGE = "quizforge"
 
 

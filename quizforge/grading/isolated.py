@@ -18,7 +18,7 @@ from typing import Any
 
 from quizforge.grading.limits import STARTUP_SECONDS, Limits
 
-MAX_CRASHES = 3
+MAX_CRASHES = 5
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
 from quizforge.grading.submission import RemoteObject, RequestObject, RequestSubmission, SubmissionError

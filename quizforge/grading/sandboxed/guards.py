@@ -168,6 +168,10 @@ class TorchGuards:
                 return func(*args, **(kwargs or {}))
 
         class DispatchGuard(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                return False  # else torch wraps the handler in a dynamo guard that imports torch._dynamo (1 s)
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 check(func)
                 return func(*args, **(kwargs or {}))
