@@ -78,11 +78,20 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None):
     from quizforge.grading.judge import run_suite
     from quizforge.grading.limits import Limits
 
+    from quizforge.grading.submission import SubmissionError
+
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
     submission = IsolatedSubmission(path.read_bytes(), limits, challenge.forbidden, policy=policy)
+
+    def import_submission() -> str | None:
+        try:
+            submission.start()
+        except SubmissionError as exc:
+            return str(exc)
+        return None
+
     try:
-        result = run_suite(challenge, submission, time_limit=limits.total_seconds,
-                           prepare=lambda: submission.start())
+        result = run_suite(challenge, submission, time_limit=limits.total_seconds, prepare=import_submission)
     finally:
         submission.close()
     result.sandbox = submission.info.as_dict()

@@ -54,9 +54,12 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=argv, prog_name="quiz", standalone_mode=False)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
-    except click.Abort:
-        click.echo("Aborted.", err=True)
-        code = 1
+    except click.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click's wrapping of Ctrl-C (or SIGTERM, below)
+            code = 143 if _terminated else 130
+        else:
+            click.echo("Aborted.", err=True)
+            code = 1
     except click.ClickException as exc:
         click.echo(f"error: {exc.format_message()}", err=True)
         code = exc.exit_code

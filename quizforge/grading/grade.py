@@ -27,8 +27,11 @@ from quizforge.threads import single_thread
 
 def read_submission(path: str | Path) -> bytes:
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
+    try:
+        if not path.exists():
+            raise InputError(f"{path}: no such file")
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
     if not path.is_file():
         raise InputError(f"{path}: not a file")
     try:

@@ -324,6 +324,8 @@ def drop_privileges(drop_to: int | None, allow_root: bool = False) -> None:
 
 def set_limits(cfg: dict, nproc: int | None) -> None:
     def cap(which: int, name: str, value: int) -> None:
+        if type(value) is not int or value < 0:
+            raise StepFailed("limits", f"{name} of {value!r} is not a limit")
         _soft, hard = resource.getrlimit(which)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         try:
