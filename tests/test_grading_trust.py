@@ -188,7 +188,7 @@ HANG = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n\ndef soft
 def _start_grading(path: Path, *extra: str) -> tuple[subprocess.Popen, list[int]]:
     """Start `quiz grade` on a hanging submission; return it once its worker is spinning."""
     judge = subprocess.Popen([sys.executable, "-m", "quizforge", "grade", str(path), "--challenge", "softmax", *extra],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         tree = descendants(judge.pid)
@@ -249,9 +249,9 @@ def test_the_sandbox_dies_with_its_judge(tmp_path, how, mode):
     assert left == []
     code = judge.wait(10)
     if how == signal.SIGTERM:
-        assert code == 143
+        assert code == 143, judge.stderr.read()
     elif how == signal.SIGINT:
-        assert code == 130
+        assert code == 130, judge.stderr.read()
     assert _gone_within([judge.pid], 1.0) == []
     deadline = time.monotonic() + 2
     while set(Path(tempfile.gettempdir()).glob("quizforge-grade-*")) - before and time.monotonic() < deadline:

@@ -8,6 +8,7 @@ lives in its own module here and registers itself on `cli`.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -36,6 +37,8 @@ def stop_cleanly_on_sigterm() -> None:
 
     def handler(signum, frame):
         global _terminated
+        if _terminated:
+            return  # already unwinding: a second SIGTERM must not cut the cleanup short
         _terminated = True
         raise KeyboardInterrupt
 
@@ -68,6 +71,16 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except KeyboardInterrupt:
         code = 143 if _terminated else 130
+    if code in (130, 143):
+        # Interrupted: everything has been cleaned up by now. Exit at once, because CPython exits
+        # by SIGINT instead if the interrupt landed inside C code that ran Python (torch's pybind11
+        # exec), whatever was caught since.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
     sys.exit(code or 0)
 
 
