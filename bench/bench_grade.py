@@ -3,7 +3,8 @@
     python bench/bench_grade.py [--repeat N] [--challenge ID] [--submission PATH]
 
 Each round runs, one after the other (so a busy machine slows all three alike):
-  run_suite(LocalSubmission)   the hidden tests in this process, no isolation
+  run_suite(Loopback)          the hidden tests in this process, through the worker's own request
+                               handling and the wire protocol, no isolation
   grade()                      the whole sandboxed grading: checks of the source, a worker in its
                                namespaces, the hidden suite over the pipe, the teardown
   import torch                 in a fresh `python -I`, for reference
@@ -49,13 +50,13 @@ def main() -> None:
     from quizforge.challenges import load_challenge
     from quizforge.grading.grade import grade
     from quizforge.grading.judge import run_suite
-    from quizforge.grading.submission import LocalSubmission
+    from quizforge.grading.loopback import LoopbackSubmission
 
     challenge = load_challenge(args.challenge)
     path = (args.submission or ROOT / "solutions" / f"{args.challenge}.py").resolve()
 
     def unisolated():
-        submission = LocalSubmission(path)
+        submission = LoopbackSubmission(path)
         try:
             return run_suite(challenge, submission)
         finally:
@@ -82,7 +83,7 @@ def main() -> None:
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     print(f"{args.challenge}: {len(result.tests)} hidden tests, {shown}, median of {args.repeat} rounds")
     rows = [
-        ("unisolated: run_suite(LocalSubmission)", f"{med(local) * 1000:8.0f} ms"),
+        ("unisolated: run_suite(Loopback)    ", f"{med(local) * 1000:8.0f} ms"),
         ("isolated: grade()", f"{med(sandboxed) * 1000:8.0f} ms"),
         ("  its worker's torch import (in the worker)", f"{med(worker_import) * 1000:8.0f} ms"),
         ("  import torch in a fresh python -I", f"{med(fresh_import) * 1000:8.0f} ms"),

@@ -105,7 +105,8 @@ def test_isolated_grading_reports_what_held_in_json(run_quiz, tmp_path):
     assert box["mode"] == "isolated" and box["isolated"] is True
     assert {"pid", "net", "mnt", "ipc", "uts"} <= set(box["namespaces"])
     assert box["limits"]["memory_bytes"] == 2 * 2**30 and box["limits"]["processes"] >= 256
-    assert not any("quizforge" in p for p in box["visible"])
+    assert box["limits"]["open_files"] == 1024 and box["limits"]["file_bytes"] == 64 * 2**20
+    assert not any(Path(p).is_relative_to(REPO / "quizforge") for p in box["visible"])
     assert json.loads(out)["tests"][0]["visibility"] == "after_due_date"
 
 

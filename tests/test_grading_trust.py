@@ -171,6 +171,16 @@ def test_a_failed_isolation_step_refuses_to_grade_in_one_line(run_quiz, tmp_path
         assert len(err.strip().splitlines()) == 1
 
 
+def test_off_linux_grading_refuses_in_one_line(run_quiz, tmp_path, monkeypatch):
+    path = write_submission(tmp_path, "def softmax(x, dim=-1):\n    return x\n")
+    monkeypatch.setattr(sandbox_module.sys, "platform", "darwin")
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: nothing was graded: the sandbox could not be built (namespaces): "
+                          "they exist on Linux only, not on darwin")
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_without_namespaces_grading_refuses_unless_told_it_is_unsafe(tmp_path):
     path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
     if not NAMESPACES:

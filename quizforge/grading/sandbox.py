@@ -263,6 +263,9 @@ class Sandbox:
         self.wait_ready(deadline)
 
     def _config(self) -> tuple[dict, list[int]]:
+        if self.policy.isolated and not sys.platform.startswith("linux"):
+            raise SandboxError("the sandbox could not be built (namespaces): they exist on Linux only, "
+                               f"not on {sys.platform}; grade on Linux")
         files = worker_file_system()
         uid = UID_BASE + secrets.randbelow(UID_SPAN) if os.getuid() == 0 else None
         config = {"mode": "isolated" if self.policy.isolated else "unsafe", "judge_pid": os.getpid(),
