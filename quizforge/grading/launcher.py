@@ -39,9 +39,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import platform
 import resource
-import shutil
 import signal
 import sys
 import time
@@ -266,9 +264,10 @@ def _check_read_only(root: str, writable: set[str]) -> None:
 
 def pivot_into(root: str) -> None:
     """Make `root` the file system's root and detach the old one, so nothing else stays reachable."""
-    number = SYS_PIVOT_ROOT.get(platform.machine())
+    machine = os.uname().machine
+    number = SYS_PIVOT_ROOT.get(machine)
     if number is None:
-        raise StepFailed("file-system isolation", f"pivot_root is not known on {platform.machine()}")
+        raise StepFailed("file-system isolation", f"pivot_root is not known on {machine}")
     os.chdir(root)
     if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
         raise StepFailed("file-system isolation", f"pivot_root failed ({_errno_text()})")
@@ -475,6 +474,8 @@ def _fork_and_reap(cfg: dict, status: Status, drop_to: int | None, nproc: int | 
 
 def run_unsafe(cfg: dict, status: Status) -> None:
     """No namespaces: the worker runs on the host's file system, below this subreaper."""
+    import shutil
+
     base = cfg["base"]
 
     def clean_up(*_args) -> None:
