@@ -21,7 +21,6 @@ to torch's dispatcher, and the sandbox holds no copy of the reference to import.
 from __future__ import annotations
 
 import ast
-import sys
 from dataclasses import dataclass
 from typing import Iterable
 

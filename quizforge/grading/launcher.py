@@ -39,21 +39,16 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import signal
 import sys
 import time
 
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
-MS_REC, MS_PRIVATE, MS_RELATIME = 16384, 1 << 18, 1 << 21
-ST_RELATIME = 4096  # statvfs's bit; MS_RELATIME is another
-MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_READ, PR_CAPBSET_DROP = 1, 4, 23, 24
-PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
-PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandboxed"))  # -I leaves it out
+from isolation import (MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE,  # noqa: E402
+                       MS_RDONLY, MS_REC, MS_REMOUNT, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE,
+                       PR_SET_PDEATHSIG, Status, StepFailed, drop_privileges, enter_namespaces, errno_text,
+                       follow_parent, libc, make_read_only, mount, prctl, set_limits)
+
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}
 WORKER_REQUEST_FD, WORKER_REPLY_FD = 3, 4
 ROOT_SIZE, TMP_SIZE, SCRATCH_SIZE = "8m", "16m", "64m"
@@ -63,93 +58,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 LIB_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 NPROC = 256
 
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-class StepFailed(Exception):
-    """An isolation step that did not hold. Reported, never worked around."""
-
-    def __init__(self, step: str, message: str, hint: str = ""):
-        super().__init__(f"{step}: {message}")
-        self.step, self.message, self.hint = step, message, hint
-
-
-def _errno_text() -> str:
-    return os.strerror(ctypes.get_errno())
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: None if s is None else s.encode())
-    if _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
-        raise OSError(ctypes.get_errno(), f"mount {target}: {_errno_text()}")
-
-
-def _prctl(option: int, arg: int = 0) -> int:
-    return _libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
-
-
-class Status:
-    def __init__(self, fd: int):
-        self.fd = fd
-
-    def send(self, **event) -> None:
-        try:
-            os.write(self.fd, (json.dumps(event) + "\n").encode())
-        except OSError:
-            pass  # the judge is gone; nothing to tell
-
-
-# --- dying with the judge --------------------------------------------------------------
-
-def follow_parent(parent: int, signum: int = signal.SIGKILL) -> None:
-    """Be sent `signum` when the parent exits; exit now if it already has."""
-    if _prctl(PR_SET_PDEATHSIG, signum) != 0:
-        raise StepFailed("parent-death signal", f"prctl(PR_SET_PDEATHSIG) failed: {_errno_text()}")
-    if os.getppid() != parent:
-        os._exit(0)  # the judge died before the signal was armed: nobody to grade for
-
-
-# --- namespaces --------------------------------------------------------------------
-
-def enter_namespaces() -> bool:
-    """New PID, network, mount, IPC and UTS namespaces. Returns whether a user namespace was needed."""
-    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0:
-        if _libc.unshare(flags) != 0:
-            raise StepFailed("namespaces", f"unshare failed ({_errno_text()})",
-                             "run where root may create namespaces (in Docker: --privileged or a seccomp "
-                             "profile that allows unshare and mount)")
-        return False
-    if _libc.unshare(flags | CLONE_NEWUSER) != 0:
-        raise StepFailed("namespaces", f"unshare of a user namespace failed ({_errno_text()})",
-                         "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
-                         "user.max_user_namespaces > 0, or AppArmor's restrict_unprivileged_userns=0)")
-    try:
-        # Only our own ids, mapped to themselves: the worker is an ordinary user in there too.
-        with open("/proc/self/setgroups", "w") as f:
-            f.write("deny")
-        with open("/proc/self/uid_map", "w") as f:
-            f.write(f"{uid} {uid} 1")
-        with open("/proc/self/gid_map", "w") as f:
-            f.write(f"{gid} {gid} 1")
-    except OSError as exc:
-        raise StepFailed("namespaces", f"cannot map ids in the user namespace ({exc.strerror})") from None
-    return True
-
-
 # --- the new root (inside the new mount namespace, as the PID namespace's init) ----------
-
-def _mount_flags(path: str) -> int:
-    """The flags a read-only remount must keep (the kernel refuses to drop locked ones)."""
-    have = os.statvfs(path).f_flag
-    flags = have & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME)
-    return flags | (MS_RELATIME if have & ST_RELATIME else 0)
-
-
-def _make_read_only(target: str) -> None:
-    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(target))
-
 
 def _mountpoint(target: str, like: str) -> None:
     """An empty file or folder at `target` (in the new root's tmpfs) for `like` to be bound onto."""
@@ -165,7 +74,7 @@ def _bind(source: str, root: str) -> str:
     """Bind `source` read-only at the same path under `root`; returns the target."""
     target = root + source
     _mountpoint(target, source)
-    _mount(source, target, None, MS_BIND | MS_REC)
+    mount(source, target, None, MS_BIND | MS_REC)
     return target
 
 
@@ -184,7 +93,7 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
     """Assemble the allow-list root and pivot into it. Returns what the worker can see."""
     step = "file-system isolation"
     try:
-        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        mount(None, "/", None, MS_REC | MS_PRIVATE)
     except OSError as exc:
         raise StepFailed(step, f"cannot make mounts private ({exc.strerror})") from None
     root = next((d for d in ("/tmp", "/mnt", "/run", "/var/tmp") if os.path.isdir(d) and not os.path.islink(d)), None)
@@ -192,7 +101,7 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         raise StepFailed(step, "no folder to build the sandbox's root on (/tmp, /mnt, /run)")
     visible: list[str] = []
     try:
-        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={ROOT_SIZE},mode=0755")
+        mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={ROOT_SIZE},mode=0755")
         for name in LIB_LINKS:  # /lib64/ld-linux-*.so.2 is named inside every binary
             if os.path.islink("/" + name):
                 os.symlink(os.readlink("/" + name), root + "/" + name)
@@ -204,7 +113,7 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         for folder in cfg["covers"]:
             target = root + folder
             if os.path.isdir(target):
-                _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+                mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
         for path in cfg["packages"]:
             if os.path.exists(path):
                 _bind(path, root)
@@ -222,21 +131,21 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
                 f.write(text)
         scratch = f"{root}{SANDBOX_HOME}/work"
         os.makedirs(scratch, mode=0o755)
-        _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+        mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
                f"size={SCRATCH_SIZE},mode=0700,uid={owner},gid={owner}")
         with open(f"{scratch}/submission.py", "wb") as f:
             f.write(source)
         os.chown(f"{scratch}/submission.py", owner, owner)
         for path, size in (("/tmp", TMP_SIZE), ("/dev/shm", TMP_SIZE)):
             os.makedirs(root + path, mode=0o755, exist_ok=True)
-            _mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
+            mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
         os.makedirs(root + "/proc", mode=0o555)
     except OSError as exc:
         raise StepFailed(step, f"cannot assemble the sandbox's file system ({exc})") from None
     try:
         # A PID namespace's own /proc, mounted while a full one is still visible (a user
         # namespace may only mount proc then).
-        _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError as exc:
         raise StepFailed(step, f"cannot mount the sandbox's /proc ({exc.strerror})",
                          "a container that masks parts of /proc blocks this; run on the host or "
@@ -245,8 +154,8 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
     try:
         for point in _under_new_root(root)[1:]:
             if point not in writable and not point.startswith(root + "/proc/"):
-                _make_read_only(point)
-        _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+                make_read_only(point)
+        mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     except OSError as exc:
         raise StepFailed("read-only mounts", f"cannot make the sandbox's files read-only ({exc})") from None
     _check_read_only(root, writable)
@@ -269,76 +178,16 @@ def pivot_into(root: str) -> None:
     if number is None:
         raise StepFailed("file-system isolation", f"pivot_root is not known on {machine}")
     os.chdir(root)
-    if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
-        raise StepFailed("file-system isolation", f"pivot_root failed ({_errno_text()})")
-    if _libc.umount2(b".", MNT_DETACH) != 0:
-        raise StepFailed("file-system isolation", f"cannot detach the old root ({_errno_text()})")
+    if libc.syscall(ctypes.c_long(number), b".", b".") != 0:
+        raise StepFailed("file-system isolation", f"pivot_root failed ({errno_text()})")
+    if libc.umount2(b".", MNT_DETACH) != 0:
+        raise StepFailed("file-system isolation", f"cannot detach the old root ({errno_text()})")
     os.chdir("/")
     if os.path.exists(os.path.realpath(__file__)) and not os.path.realpath(__file__).startswith(SANDBOX_HOME):
         raise StepFailed("file-system isolation", "the host's files are still visible after pivot_root")
 
 
 # --- privileges ----------------------------------------------------------------------
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
-
-def _capabilities() -> int:
-    """This process's effective | permitted | inheritable capability bits."""
-    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()
-    if _libc.capget(ctypes.byref(header), data) != 0:
-        raise StepFailed("privileges", f"capget failed ({_errno_text()})")
-    return sum((d.effective | d.permitted | d.inheritable) << (32 * i) for i, d in enumerate(data))
-
-
-def drop_privileges(drop_to: int | None, allow_root: bool = False) -> None:
-    """No capabilities now or after exec, no way to gain any, and (as root) another uid."""
-    for cap in range(64):
-        if _prctl(PR_CAPBSET_READ, cap) < 0:
-            break
-        if _prctl(PR_CAPBSET_DROP, cap) != 0:
-            raise StepFailed("privileges", f"cannot drop capability {cap} from the bounding set ({_errno_text()})")
-    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
-    if drop_to is not None:
-        try:
-            os.setgroups([])
-            os.setresgid(drop_to, drop_to, drop_to)
-            os.setresuid(drop_to, drop_to, drop_to)
-        except OSError as exc:
-            raise StepFailed("privileges", f"cannot switch to uid {drop_to} ({exc.strerror})") from None
-        if os.getresuid() != (drop_to,) * 3 or os.getresgid() != (drop_to,) * 3:
-            raise StepFailed("privileges", f"uid {drop_to} did not stick")
-        if _capabilities() != 0:
-            raise StepFailed("privileges", "capabilities remain after the uid change")
-    elif os.getuid() == 0 and not allow_root:
-        raise StepFailed("privileges", "the worker would keep uid 0")
-    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-        raise StepFailed("privileges", f"cannot set no_new_privs ({_errno_text()})")
-
-
-def set_limits(cfg: dict, nproc: int | None) -> None:
-    def cap(which: int, name: str, value: int) -> None:
-        if type(value) is not int or value < 0:
-            raise StepFailed("limits", f"{name} of {value!r} is not a limit")
-        _soft, hard = resource.getrlimit(which)
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        try:
-            resource.setrlimit(which, (value, value))
-        except (ValueError, OSError) as exc:
-            raise StepFailed("limits", f"cannot set {name} ({exc})") from None
-
-    cap(resource.RLIMIT_DATA, "RLIMIT_DATA", cfg["memory_bytes"])
-    cap(resource.RLIMIT_CORE, "RLIMIT_CORE", 0)
-    cap(resource.RLIMIT_FSIZE, "RLIMIT_FSIZE", 64 * 2**20)
-    cap(resource.RLIMIT_NOFILE, "RLIMIT_NOFILE", 1024)
-    if nproc is not None:
-        cap(resource.RLIMIT_NPROC, "RLIMIT_NPROC", nproc)
-
 
 def processes_of(uid: int) -> int:
     count = 0
@@ -367,7 +216,7 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     os.chdir(home)
     drop_privileges(drop_to, allow_root=cfg["mode"] == "unsafe")
     # Armed after the uid change, which clears it: the worker goes when its parent does.
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
             + ";from sandboxed import worker;worker.main(sys.argv[1],t)")
     worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"]})
@@ -392,7 +241,7 @@ def run_isolated_init(cfg: dict, status: Status, user_namespace: bool, source: b
                       worker_files: dict[str, bytes]) -> None:
     """As pid 1 of the new PID namespace: build the root, fork the worker, reap, report."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    _prctl(PR_SET_DUMPABLE, 0)  # the worker may not read this process's memory or fds
+    prctl(PR_SET_DUMPABLE, 0)  # the worker may not read this process's memory or fds
     if user_namespace:
         drop_to, nproc = None, processes_of(os.getuid()) + NPROC
     else:
@@ -485,8 +334,8 @@ def run_unsafe(cfg: dict, status: Status) -> None:
 
     signal.signal(signal.SIGTERM, clean_up)
     follow_parent(cfg["judge_pid"], signal.SIGTERM)  # the judge dies: clean up after it
-    if _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
-        raise StepFailed("process tracking", f"cannot become a child subreaper ({_errno_text()})")
+    if prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
+        raise StepFailed("process tracking", f"cannot become a child subreaper ({errno_text()})")
     drop_to = cfg["uid"] if os.getuid() == 0 else None
     home = os.path.join(base, "work")
     notes = ["--unsafe-no-sandbox: the submission could read and change anything this user can"]
@@ -554,7 +403,7 @@ def main() -> None:
             try:
                 # The launcher is outside this PID namespace (getppid() reads 0), so no
                 # parent check here: only the signal.
-                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
                 run_isolated_init(cfg, status, user_namespace, source, worker_files)
                 os._exit(0)
             except StepFailed as exc:
