@@ -59,9 +59,10 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 
 
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
-          time_limit: float | None = None, policy: SandboxPolicy | None = None) -> SuiteResult:
+          time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
-    anything wrong with the submission itself is a result, never an exception."""
+    anything wrong with the submission itself is a result, never an exception. With a
+    `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it."""
     from quizforge.grading.isolated import IsolatedSubmission
 
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
@@ -87,7 +88,8 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         return _finish(failed_suite(challenge, problem), started)
 
     deadline = time.monotonic() + limits.total_seconds
-    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy)
+    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy,
+                                    zygote=zygote)
 
     def import_submission() -> str | None:
         try:

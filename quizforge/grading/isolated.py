@@ -26,12 +26,13 @@ from quizforge.grading.submission import RemoteObject, RequestObject, RequestSub
 
 class IsolatedSubmission(RequestSubmission):
     def __init__(self, source: bytes, limits: Limits, forbidden: tuple[str, ...] = (), *,
-                 deadline: float | None = None, policy: SandboxPolicy | None = None):
+                 deadline: float | None = None, policy: SandboxPolicy | None = None, zygote=None):
         self.source = source
         self.limits = limits
         self.forbidden = tuple(forbidden)
         self.deadline = deadline
         self.policy = policy
+        self.zygote = zygote  # a quizforge.grading.zygote.Zygote to fork workers from, or None
         self.crashes = 0
         self.gave_up: SubmissionError | None = None  # set once the worker is not worth restarting
         self.output = CapturedOutput()
@@ -102,7 +103,10 @@ class IsolatedSubmission(RequestSubmission):
         return sandbox
 
     def _launch(self) -> Sandbox:
-        sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy)
+        if self.zygote is not None:
+            sandbox = self.zygote.sandbox(self.source, self.forbidden, self.limits, self.output)
+        else:
+            sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy)
         try:
             sandbox.launch()
         except BaseException:

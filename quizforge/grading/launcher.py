@@ -205,6 +205,7 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     """In the forked worker: limits, fds, privileges, then exec. Never returns."""
     os.setsid()
     set_limits(cfg, nproc)
+    # The protocol pipes on fixed fds (a zygote gets its control socket on 3 instead).
     request, reply = os.dup(cfg["request_fd"]), os.dup(cfg["reply_fd"])
     os.dup2(request, WORKER_REQUEST_FD)
     os.dup2(reply, WORKER_REPLY_FD)
@@ -217,9 +218,12 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     drop_privileges(drop_to, allow_root=cfg["mode"] == "unsafe")
     # Armed after the uid change, which clears it: the worker goes when its parent does.
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    role = "zygote" if cfg.get("role") == "zygote" else "worker"
     boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
-            + ";from sandboxed import worker;worker.main(sys.argv[1],t)")
-    worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"]})
+            + f";from sandboxed import {role};{role}.main(sys.argv[1],t)")
+    worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"],
+                                "memory_bytes": cfg["memory_bytes"], "home": home,
+                                "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc})
     env = dict(cfg["env"], HOME=home, TMPDIR=home)
     os.execve(cfg["python"], [cfg["python"], "-I", "-S", "-c", boot, worker_config], env)
 
@@ -304,7 +308,7 @@ def _fork_and_reap(cfg: dict, status: Status, drop_to: int | None, nproc: int | 
             status.send(event="error", step="starting the worker", message=f"{type(exc).__name__}: {exc}", hint="")
         finally:
             os._exit(127)
-    for fd in (cfg["request_fd"], cfg["reply_fd"]):
+    for fd in {cfg["request_fd"], cfg["reply_fd"]}:
         os.close(fd)
     while True:
         try:
@@ -414,7 +418,7 @@ def main() -> None:
                             hint="")
                 os._exit(111)
         status.send(event="init", pid=init)
-        for fd in (cfg["request_fd"], cfg["reply_fd"]):
+        for fd in {cfg["request_fd"], cfg["reply_fd"]}:
             os.close(fd)
         os.waitpid(init, 0)
         os._exit(0)

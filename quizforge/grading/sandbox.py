@@ -253,6 +253,7 @@ class Sandbox:
         self._peak_memory = 0
         self._fds: list[int] = []
         self._output_thread = None
+        self._active = False             # a process tree may exist: kill() has work to do
         self.torch_import_seconds: float | None = None
 
     # --- starting ------------------------------------------------------------
@@ -305,18 +306,24 @@ class Sandbox:
         output_r, output_w = os.pipe()
         self._fds = [self._request_w, self._reply_r, self._status_r]
         config.update(request_fd=request_r, reply_fd=reply_w, status_fd=status_w)
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)],
-                stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w, cwd="/", env=WORKER_ENV,
-                pass_fds=(request_r, reply_w, status_w, *extra_fds), start_new_session=True)
-        finally:
-            for fd in (request_r, reply_w, status_w, output_w, *extra_fds):
-                os.close(fd)
+        self._popen(config, output_w, (request_r, reply_w, status_w, *extra_fds),
+                    (request_r, reply_w, status_w, output_w, *extra_fds))
         self._output_thread = self.output.drain(output_r)
         os.set_blocking(self._request_w, False)
         os.set_blocking(self._status_r, False)
         self.alive = True
+
+    def _popen(self, config: dict, output_w: int, pass_fds: tuple[int, ...], close_fds: tuple[int, ...]) -> None:
+        """Start the launcher with `config`; the fds in `close_fds` are closed here either way."""
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)],
+                stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w, cwd="/", env=WORKER_ENV,
+                pass_fds=pass_fds, start_new_session=True)
+        finally:
+            for fd in set(close_fds):
+                os.close(fd)
+        self._active = True
 
     def wait_ready(self, deadline: float) -> None:
         """Wait for the worker's hello; SandboxError (StartupTimeout) if it does not come."""
@@ -345,10 +352,13 @@ class Sandbox:
 
     # --- status from the launcher ----------------------------------------------
 
+    def _read_chunk(self) -> bytes:
+        return os.read(self._status_r, 4096)
+
     def _read_status(self) -> None:
         try:
             while True:
-                chunk = os.read(self._status_r, 4096)
+                chunk = self._read_chunk()
                 if not chunk:
                     self._status_closed = True  # the launcher and its init are gone
                     break
@@ -369,10 +379,7 @@ class Sandbox:
             if kind == "init" and isinstance(event.get("pid"), int):
                 self._track_init(event["pid"])
             elif kind == "sandbox":
-                limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
-                self.info = SandboxInfo(str(event.get("mode", "")), tuple(map(str, event.get("namespaces", ()))),
-                                        event.get("uid"), tuple(map(str, event.get("visible", ()))),
-                                        tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))))
+                self.info = self._sandbox_info(event)
             elif kind in ("exit", "signal"):
                 self._ended = event
             elif kind == "error":
@@ -380,6 +387,13 @@ class Sandbox:
                 self._error = f"the sandbox could not be built ({step or 'unknown step'}): {message}"
                 if hint:
                     self._error += f"; to enable it: {hint}"
+
+    @staticmethod
+    def _sandbox_info(event: dict) -> SandboxInfo:
+        limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
+        return SandboxInfo(str(event.get("mode", "")), tuple(map(str, event.get("namespaces", ()))),
+                           event.get("uid"), tuple(map(str, event.get("visible", ()))),
+                           tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))))
 
     def _track_init(self, pid: int) -> None:
         """Hold the namespace's init by a pidfd, checked to be the launcher's child, so a
@@ -501,12 +515,12 @@ class Sandbox:
 
     def kill(self) -> None:
         """Kill the whole tree and release everything. Safe to call more than once."""
-        if self.proc is None and self.base is None:
+        if not self._active and self.base is None:
             return
+        self._active = False
         self.alive = False
         try:
-            if self.proc is not None:
-                self._kill_tree()
+            self._kill_tree()
         finally:
             # Whatever happened above, nothing of this sandbox stays open or on disk.
             for fd in [*self._fds, *([self._init_pidfd] if self._init_pidfd is not None else [])]:
@@ -522,6 +536,8 @@ class Sandbox:
                 self.base = None
 
     def _kill_tree(self) -> None:
+        if self.proc is None:
+            return
         if self._fds:
             self._read_status()  # the init's pid may be waiting there, unread
         if self._init_pidfd is not None:

@@ -208,11 +208,13 @@ def main(config_json: str, started: float) -> None:
     """Serve until the judge closes the request pipe. `started`: time.perf_counter() before
     this module (and so torch) was imported, for the hello's timing."""
     config = json.loads(config_json)
-    torch_import_seconds = time.perf_counter() - started
+    serve(config["submission"], config.get("forbidden", []), time.perf_counter() - started)
 
+
+def serve(submission: str, forbidden: list[str], torch_import_seconds: float) -> None:
+    """Install the guards, say hello on the reply fd, then answer requests until EOF. Never returns."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
-    path = os.path.abspath(config["submission"])
-    forbidden = config.get("forbidden", [])
+    path = os.path.abspath(submission)
     guards.install_traps(forbidden, path)
     torch_guards = guards.TorchGuards(forbidden, path)
     torch_guards.install()
@@ -223,6 +225,7 @@ def main(config_json: str, started: float) -> None:
         try:
             request = protocol.read_frame(REQUEST_FD)
         except protocol.FrameEOF:
+            _flush_output()
             os._exit(0)
         reply = server.handle(request)
         _flush_output()
