@@ -13,8 +13,8 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 FORMATS = ("table", "json", "junit")
 
 
-@cli.command("grade", short_help="Grade a submission against a coding challenge.")
-@click.argument("submission", type=click.Path(path_type=Path))
+@cli.command("grade", short_help="Grade a submission, or a folder of them, against a coding challenge.")
+@click.argument("submission", type=click.Path(path_type=Path), required=False)
 @click.option("--challenge", "challenge_id", required=True, metavar="ID",
               help="The challenge to grade against (see `quiz challenges list`).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -29,8 +29,16 @@ FORMATS = ("table", "json", "junit")
 @click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
               help="Grade without isolation, on a machine that cannot build the sandbox. Only for code you "
                    "trust: every format then carries a warning.")
-def grade_command(submission: Path, challenge_id: str, output_format: str, memory_limit: str,
-                  time_limit: float | None, visibility: str | None, unsafe: bool) -> None:
+@click.option("--batch", "batch_dir", type=click.Path(path_type=Path), metavar="DIR",
+              help="Grade every submission in DIR (one .py file, or one folder, per student).")
+@click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="With --batch: submissions graded at once.")
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), metavar="OUT",
+              help="With --batch: where results go (default: DIR-grades next to DIR).")
+@click.option("--force", is_flag=True, help="With --batch: grade again what an earlier run already graded.")
+def grade_command(submission: Path | None, challenge_id: str, output_format: str, memory_limit: str,
+                  time_limit: float | None, visibility: str | None, unsafe: bool, batch_dir: Path | None,
+                  jobs: int, out_dir: Path | None, force: bool) -> None:
     """Run a challenge's hidden tests against SUBMISSION.py in a sandboxed worker.
 
     The exit status is 0 whenever grading finished, whatever the score; 1 when the
@@ -52,6 +60,14 @@ def grade_command(submission: Path, challenge_id: str, output_format: str, memor
 
     stop_cleanly_on_sigterm()
     challenge = load_challenge(challenge_id)
+    if (submission is None) == (batch_dir is None):
+        raise click.UsageError("give either a SUBMISSION file or --batch DIR")
+    if batch_dir is not None:
+        if unsafe:
+            raise click.UsageError("--batch always grades in the sandbox; --unsafe-no-sandbox is for one file")
+        _grade_batch(batch_dir, challenge, out_dir, jobs, force, memory_limit, time_limit,
+                     visibility or challenge.visibility)
+        return
     if unsafe:
         click.echo(results.UNSAFE_WARNING, err=True)
     try:
@@ -66,3 +82,39 @@ def grade_command(submission: Path, challenge_id: str, output_format: str, memor
         click.echo(results.junit(result))
     else:
         render.console().print(results.table(result))
+
+
+def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force: bool, memory_limit: str,
+                 time_limit: float | None, visibility: str) -> None:
+    import sys
+
+    from quizforge import render
+    from quizforge.grading.batch import grade_batch
+    from quizforge.grading.limits import parse_size
+    from quizforge.grading.sandbox import SandboxError
+
+    out = out_dir or folder.resolve().parent / f"{folder.resolve().name}-grades"
+    console = render.console()
+    kwargs = dict(jobs=jobs, force=force, memory=parse_size(memory_limit), time_limit=time_limit,
+                  visibility=visibility)
+    try:
+        if sys.stdout.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            columns = (TextColumn("grading {task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("ETA"), TimeRemainingColumn())
+            with Progress(*columns, console=console, transient=True) as bar:
+                task = bar.add_task(challenge.id, total=None)
+                report = grade_batch(folder, challenge, out, **kwargs,
+                                     progress=lambda done, total, _s: bar.update(task, completed=done, total=total))
+        else:
+            report = grade_batch(folder, challenge, out, **kwargs)
+    except SandboxError as exc:
+        raise click.ClickException(f"the batch stopped, nothing more was graded: {exc}") from None
+    scores = [r.score for r in report.graded.values()]
+    top = max((r.max_score for r in report.graded.values()), default=0)
+    mean = sum(scores) / len(scores) if scores else 0.0
+    console.print(f"{len(report.graded)} graded ({len(report.skipped)} from an earlier run), "
+                  f"{len(report.problems)} not gradable · mean {mean:.1f}/{top:g} · {report.seconds:.1f} s")
+    console.print(f"results in {out}: gradebook.csv, results/, item_analysis.md, similarity.md, problems.csv",
+                  markup=False, highlight=False)
