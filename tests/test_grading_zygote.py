@@ -1,0 +1,121 @@
+"""The zygote: workers forked from one torch import, each still in a sandbox of its own.
+
+Where this machine cannot build the sandbox, starting a zygote must refuse.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from grading_support import namespaces_available
+from quizforge.grading.isolated import IsolatedSubmission
+from quizforge.grading.limits import Limits
+from quizforge.grading.sandbox import SandboxError
+from quizforge.grading.zygote import Zygote
+
+REPO = Path(__file__).resolve().parent.parent
+
+WRITER = '''
+import os, sys, torch
+
+def attempt(action):
+    torch.LEFT_BEHIND = 1
+    sys.modules["left_behind"] = sys
+    torch.set_default_dtype(torch.float64)
+    torch.manual_seed(1234)
+    open("/tmp/left_behind", "w").write("x")
+    open("left_behind.txt", "w").write("x")
+    return "written"
+'''
+
+READER = '''
+import os, sys, torch
+
+def attempt(action):
+    return repr({"torch_attribute": hasattr(torch, "LEFT_BEHIND"), "module": "left_behind" in sys.modules,
+                 "dtype": str(torch.get_default_dtype()), "tmp": os.path.exists("/tmp/left_behind"),
+                 "scratch": sorted(os.listdir(".")), "seed": torch.initial_seed(),
+                 "uid": os.getuid(), "pid": os.getpid(), "package": os.path.exists(%r),
+                 "root": sorted(os.listdir("/"))})
+''' % str(REPO / "quizforge")
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    z = Zygote(Limits())
+    if not namespaces_available():
+        with pytest.raises(SandboxError, match="namespaces"):
+            z.start()
+        yield None
+        return
+    z.start()
+    yield z
+    z.close()
+
+
+def run(zygote: Zygote, source: str) -> str:
+    submission = IsolatedSubmission(source.encode(), Limits(call_seconds=10), zygote=zygote)
+    try:
+        return submission.call("attempt", "go")
+    finally:
+        submission.close()
+
+
+def test_nothing_one_student_leaves_behind_reaches_the_next(zygote):
+    if zygote is None:
+        return
+    assert run(zygote, WRITER) == "written"
+    seen = ast.literal_eval(run(zygote, READER))
+    assert seen["torch_attribute"] is False and seen["module"] is False
+    assert seen["dtype"] == "torch.float32" and seen["tmp"] is False
+    assert seen["scratch"] == ["submission.py"]
+    assert seen["seed"] == torch.Generator().initial_seed() != 1234  # torch's default, not the writer's
+
+
+def test_a_forked_worker_is_isolated_like_any_other(zygote):
+    if zygote is None:
+        return
+    seen = ast.literal_eval(run(zygote, READER))
+    assert seen["package"] is False and "home" not in seen["root"] and "quizforge-sandbox" in seen["root"]
+    assert seen["pid"] == 2  # under the init of a PID namespace of its own
+    if os.getuid() == 0:
+        assert seen["uid"] >= 1_500_000_000
+
+
+def test_each_worker_gets_its_own_namespaces_and_limits(zygote):
+    if zygote is None:
+        return
+    submission = IsolatedSubmission(READER.encode(), Limits(memory=512 * 2**20, call_seconds=10), zygote=zygote)
+    try:
+        submission.start()
+        info = submission.info
+    finally:
+        submission.close()
+    assert set(info.namespaces) == {"user", "pid", "net", "mnt", "ipc", "uts"}
+    assert dict(info.limits)["memory_bytes"] == 512 * 2**20
+    assert info.visible == zygote.info.visible and info.visible
+
+
+def test_killing_a_forked_worker_kills_what_it_started(zygote):
+    if zygote is None:
+        return
+    from quizforge.grading.sandbox import descendants
+
+    source = ("import subprocess, sys\n"
+              "def attempt(action):\n"
+              "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(100)'], start_new_session=True)\n"
+              "    return 'started'\n")
+    submission = IsolatedSubmission(source.encode(), Limits(call_seconds=10), zygote=zygote)
+    submission.start()
+    assert submission.call("attempt", "go") == "started"
+    init = submission._sandbox._init_pid
+    tree = [init, *descendants(init)]
+    assert len(tree) >= 3  # the init, the worker, the sleeper
+    submission.close()
+    for pid in tree:
+        assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
