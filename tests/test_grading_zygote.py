@@ -74,7 +74,7 @@ def test_nothing_one_student_leaves_behind_reaches_the_next(zygote):
     assert seen["torch_attribute"] is False and seen["module"] is False
     assert seen["dtype"] == "torch.float32" and seen["tmp"] is False
     assert seen["scratch"] == ["submission.py"]
-    assert seen["seed"] == torch.Generator().initial_seed() != 1234  # torch's default, not the writer's
+    assert seen["seed"] != 1234  # the zygote's own seed, not the writer's
 
 
 def test_a_forked_worker_is_isolated_like_any_other(zygote):
