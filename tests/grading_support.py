@@ -71,7 +71,7 @@ def is_root() -> bool:
     return os.getuid() == 0
 
 
-def grade_unchecked(path: Path, challenge: Challenge, policy=None):
+def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None):
     """Grade as `quiz grade` does but without the static check, to test what the sandbox and the
     worker's guards stop on their own (a submission the static check would reject)."""
     from quizforge.grading.isolated import IsolatedSubmission
@@ -81,7 +81,7 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None):
     from quizforge.grading.submission import SubmissionError
 
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
-    submission = IsolatedSubmission(path.read_bytes(), limits, challenge.forbidden, policy=policy)
+    submission = IsolatedSubmission(path.read_bytes(), limits, challenge.forbidden, policy=policy, zygote=zygote)
 
     def import_submission() -> str | None:
         try:

@@ -119,3 +119,34 @@ def test_killing_a_forked_worker_kills_what_it_started(zygote):
     submission.close()
     for pid in tree:
         assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+def test_the_sandbox_probe_through_a_forked_worker(zygote, tmp_path):
+    """The attacks of test_grading_sandbox.py's probe, against a worker the zygote forked."""
+    if zygote is None:
+        return
+    import socket
+    import uuid
+
+    from grading_support import FIXTURES, fixture_challenge, grade_unchecked, outcomes, processes_with
+    from test_grading_sandbox import PROBE
+
+    marker = f"quizforge-probe-{uuid.uuid4().hex[:12]}"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    source = PROBE.format(port=listener.getsockname()[1], judge=os.getpid(), marker=marker,
+                          suite=str(FIXTURES / "probe"), solution=str(REPO / "solutions" / "softmax.py"),
+                          repo=str(REPO), home=str(tmp_path))
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    found = outcomes(grade_unchecked(path, fixture_challenge("probe"), zygote=zygote))
+    listener.close()
+    status = {name.split("[")[1].rstrip("]"): value for name, value in found.items()}
+    for action in ("read_shadow", "list_hidden_suite", "read_solution", "import_reference"):
+        assert status[action][0] == "failed", (action, status[action])
+    assert "Network is unreachable" in status["connect"][1]
+    assert status["kill_judge"][0] == "failed"
+    assert status["write_tmp"] == ("passed", "") and not Path(f"/tmp/{marker}").exists()
+    assert status["spawn_detached"] == ("passed", "")
+    assert processes_with(marker) == []
