@@ -1,0 +1,86 @@
+"""Batch grading speed: 100 submissions of one challenge, with --jobs 1 and --jobs 2.
+
+    python bench/bench_batch.py [--count 100] [--challenge scaled_dot_product_attention]
+
+The submissions are generated from the challenge's reference solution and its known
+correct styles (tests/challenge_variants/<id>/ok_*.py), its classic bugs (bug_*.py) and
+hostile ones (a crash in every call, a hang, memory over the limit, a forbidden API, a
+syntax error, a flood of output), in a fixed mix. Each run grades them all from scratch
+(--force) through the same grade_batch() that `quiz grade --batch` calls. Target: at
+most 30 s for the 100 on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HOSTILE = {
+    "crash_every_call": "import os\n\ndef {name}(*args, **kwargs):\n    os._exit(3)\n",
+    "hang": "def {name}(*args, **kwargs):\n    while True:\n        pass\n",
+    "memory_hog": "import torch\n\ndef {name}(*args, **kwargs):\n    return torch.ones(2**31, dtype=torch.float64)\n",
+    "forbidden": "import torch.nn.functional as F\n\ndef {name}(Q, K, V, mask=None):\n"
+                 "    return F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)\n",
+    "syntax_error": "def {name}(Q, K, V, mask=None)\n    return Q\n",
+    "output_flood": "import sys\n\ndef {name}(*args, **kwargs):\n    sys.stdout.write('spam ' * 100000)\n"
+                    "    raise ValueError('no')\n",
+}
+
+
+def make_submissions(folder: Path, challenge_id: str, count: int, name: str) -> dict[str, int]:
+    """`count` submissions in `folder`: 60% correct, 30% buggy, 10% hostile. Returns the mix."""
+    variants = ROOT / "tests" / "challenge_variants" / challenge_id
+    correct = [ROOT / "solutions" / f"{challenge_id}.py", *sorted(variants.glob("ok_*.py"))]
+    buggy = sorted(variants.glob("bug_*.py"))
+    hostile = [text.format(name=name) for text in HOSTILE.values()]
+    mix = {"correct": 0, "buggy": 0, "hostile": 0}
+    for i in range(count):
+        target = folder / f"student{i:03d}.py"
+        slot = i % 10
+        if slot == 9:
+            target.write_text(hostile[(i // 10) % len(hostile)])
+            mix["hostile"] += 1
+        elif slot >= 6:
+            shutil.copy(buggy[i % len(buggy)], target)
+            mix["buggy"] += 1
+        else:
+            shutil.copy(correct[i % len(correct)], target)
+            mix["correct"] += 1
+    return mix
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--challenge", default="scaled_dot_product_attention")
+    args = parser.parse_args()
+
+    from quizforge.challenges import load_challenge
+    from quizforge.grading.batch import grade_batch
+
+    challenge = load_challenge(args.challenge)
+    with tempfile.TemporaryDirectory(prefix="quizforge-bench-batch-") as tmp:
+        folder = Path(tmp) / "submissions"
+        folder.mkdir()
+        mix = make_submissions(folder, challenge.id, args.count, challenge.names[0])
+        print(f"{args.challenge}: {args.count} submissions ({mix['correct']} correct, {mix['buggy']} buggy, "
+              f"{mix['hostile']} hostile)")
+        seconds = {}
+        for jobs in (1, 2):
+            start = time.perf_counter()
+            report = grade_batch(folder, challenge, Path(tmp) / f"out{jobs}", jobs=jobs, force=True)
+            seconds[jobs] = time.perf_counter() - start
+            assert len(report.graded) + len(report.problems) == args.count
+            print(f"  --jobs {jobs}: {seconds[jobs]:6.1f} s   {args.count / seconds[jobs]:5.1f} submissions/s"
+                  f"   ({len(report.graded)} graded, {len(report.problems)} not gradable)")
+        print(f"  speed-up of --jobs 2 over --jobs 1: {seconds[1] / seconds[2]:.2f}x"
+              f"   target: {args.count} in at most 30 s: {'met' if min(seconds.values()) <= 30 else 'missed'}")
+
+
+if __name__ == "__main__":
+    main()
