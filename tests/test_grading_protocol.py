@@ -165,3 +165,20 @@ def test_a_half_written_frame_times_out():
     assert 0.25 < time.monotonic() - start < 3
     os.close(read)
     os.close(write)
+
+
+def test_a_cpu_generator_crosses_by_its_state_and_draws_the_same():
+    generator = torch.Generator().manual_seed(7)
+    torch.rand(3, generator=generator)  # not at its initial state any more
+    copy = roundtrip(generator)
+    assert type(copy) is torch.Generator and copy is not generator
+    assert torch.equal(torch.rand(5, generator=copy), torch.rand(5, generator=generator))
+
+
+def test_a_generator_with_a_bad_state_is_refused():
+    header = json.dumps({"G": {"X": ["float32", [2], 0, 8]}})
+    with pytest.raises(protocol.ProtocolError, match="generator"):
+        decode_header(header, b"\x00" * 8)
+    header = json.dumps({"G": {"X": ["uint8", [3], 0, 3]}})
+    with pytest.raises(protocol.ProtocolError, match="invalid state"):
+        decode_header(header, b"\x01\x02\x03")
