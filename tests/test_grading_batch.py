@@ -1,0 +1,100 @@
+"""`quiz grade --batch`: a whole class graded through jobs with zygotes, resumably, and
+nothing left running when the batch is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grading_support import namespaces_available
+from quizforge.challenges import load_challenge
+from quizforge.errors import InputError
+from quizforge.grading.batch import find_submissions
+from quizforge.grading.sandbox import descendants
+
+REPO = Path(__file__).resolve().parent.parent
+SOFTMAX = load_challenge("softmax")
+HANG = "def softmax(x, dim=-1):\n    while True:\n        pass\n"
+
+
+def test_submissions_are_files_or_folders_named_after_students(tmp_path):
+    (tmp_path / "ada.py").write_text("x = 1\n")
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "whatever.py").write_text("x = 1\n")
+    (tmp_path / "cy").mkdir()
+    (tmp_path / "cy" / "helper.py").write_text("x = 1\n")
+    (tmp_path / "cy" / "softmax.py").write_text("x = 1\n")
+    (tmp_path / "dee").mkdir()
+    (tmp_path / "dee" / "a.py").write_text("x = 1\n")
+    (tmp_path / "dee" / "b.py").write_text("x = 1\n")
+    (tmp_path / "notes.txt").write_text("not a submission")
+    (tmp_path / ".hidden.py").write_text("x = 1\n")
+    found = {e.student: (e.path.name if e.path else None, e.problem) for e in find_submissions(tmp_path, SOFTMAX)}
+    assert found == {"ada": ("ada.py", ""), "bob": ("whatever.py", ""), "cy": ("softmax.py", ""),
+                     "dee": (None, "2 .py files and none named softmax.py in dee/")}
+
+
+def test_a_file_and_a_folder_for_one_student_is_refused(tmp_path):
+    (tmp_path / "ada.py").write_text("x = 1\n")
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "softmax.py").write_text("x = 1\n")
+    with pytest.raises(InputError, match="two submissions for ada"):
+        find_submissions(tmp_path, SOFTMAX)
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_killing_the_batch_leaves_no_process_behind(tmp_path, how):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"s{i}.py").write_text(HANG)
+    driver = subprocess.Popen([sys.executable, "-m", "quizforge", "grade", "--batch", str(folder), "--challenge",
+                               "softmax", "--jobs", "2", "-o", str(tmp_path / "out")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, text=True)
+    if not namespaces_available():
+        assert driver.wait(120) == 1 and "namespaces" in driver.stderr.read()
+        return
+    deadline = time.monotonic() + 60
+    tree: list[int] = []
+    while time.monotonic() < deadline:
+        tree = descendants(driver.pid)
+        if sum(_spinning(pid) for pid in tree) >= 2:  # both jobs' workers are in their hanging call
+            break
+        time.sleep(0.1)
+    else:
+        driver.kill()
+        raise AssertionError("the batch never started grading")
+    tree = descendants(driver.pid)
+    driver.send_signal(how)
+    end = time.monotonic() + 2.0
+    alive = tree
+    while alive and time.monotonic() < end:
+        alive = [pid for pid in tree if _alive(pid)]
+        time.sleep(0.05)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    driver.wait(10)
+    assert alive == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _spinning(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return fields[0] == "R" and cpu > 0.5 and b"zygote" in cmdline
