@@ -195,4 +195,4 @@ def test_a_missing_exercises_folder_is_one_clear_line(run_quiz, monkeypatch, tmp
 
 
 def test_the_real_exercises_folder_is_found_in_the_checkout():
-    assert challenges_cli.exercises_folder() == REPO / "exercises"
+    assert challenges_cli.exercises_folder().resolve() == REPO / "exercises"

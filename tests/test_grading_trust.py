@@ -412,6 +412,9 @@ def test_a_plain_install_ships_what_grading_needs(tmp_path):
         assert f"quizforge/challenges/{challenge}/challenge.toml" in names
         assert f"quizforge/challenges/{challenge}/test_hidden_{challenge}.py" in names
     assert "quizforge/challenges/pytest.ini" in names
+    for challenge in CHALLENGES:  # what `quiz challenges start` copies
+        for name in ("README.md", "starter.py", "test_public.py"):
+            assert f"quizforge/exercises/{challenge}/{name}" in names, (challenge, name)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Python: >=3.11" in text

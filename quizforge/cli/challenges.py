@@ -13,14 +13,13 @@ STARTER_FILES = ("README.md", "starter.py", "test_public.py")
 
 
 def exercises_folder() -> Path:
-    """The public exercises: `exercises/` at the repository root, next to the package, as
-    in the editable install the README sets up. The only place that knows where it is."""
+    """The public exercises: `quizforge/exercises`, a link to the checkout's `exercises/` in a
+    source checkout and a copy of it in an installed wheel. The only place that knows where it is."""
     import quizforge
 
-    folder = Path(quizforge.__file__).resolve().parent.parent / "exercises"
+    folder = Path(quizforge.__file__).parent / "exercises"
     if not folder.is_dir():
-        raise InputError(f"the exercises folder is not at {folder}; `quiz challenges start` needs the "
-                         "source checkout installed with `pip install -e .`")
+        raise InputError(f"the exercises folder is not at {folder}; reinstall quizforge")
     return folder
 
 

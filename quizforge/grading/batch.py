@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Callable
 
 from quizforge.challenges import Challenge
 from quizforge.errors import InputError
+from quizforge.grading.gradebook import write_atomically
 from quizforge.grading.judge import SuiteResult
 from quizforge.grading.results_io import result_from_dict, result_to_dict
 
@@ -92,18 +91,6 @@ def source_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _stored(out: Path, student: str, digest: str) -> SuiteResult | None:
     """A previous run's result for this exact source, if there is a readable one."""
     try:
@@ -121,7 +108,7 @@ def _save(out: Path, student: str, digest: str, result: SuiteResult, visibility:
 
     data = results.gradescope(result, visibility)
     data["quizforge"] = {"student": student, "source_sha256": digest, "result": result_to_dict(result)}
-    _write_atomically(out / "results" / f"{student}.json", json.dumps(data, indent=2, ensure_ascii=False))
+    write_atomically(out / "results" / f"{student}.json", json.dumps(data, indent=2, ensure_ascii=False))
 
 
 class _Job:
@@ -243,4 +230,4 @@ def write_reports(report: BatchReport, folder: Path, challenge: Challenge) -> No
     similarity.write_similarity(report.out, sources, challenge)
     lines = ["student,problem"] + [f"{gradebook.csv_cell(s)},{gradebook.csv_cell(p)}"
                                    for s, p in sorted(report.problems.items())]
-    _write_atomically(report.out / "problems.csv", "\n".join(lines) + "\n")
+    write_atomically(report.out / "problems.csv", "\n".join(lines) + "\n")

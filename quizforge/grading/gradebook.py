@@ -1,0 +1,61 @@
+"""A batch's gradebook: one CSV row per student, with the points of every hidden test."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from quizforge.grading.judge import SuiteResult
+
+# A cell a spreadsheet would run as a formula (CSV injection) starts with one of these.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """`value` as a CSV cell a spreadsheet shows as text: quoted where needed, never a formula."""
+    text = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
+    if text.startswith(FORMULA_STARTS):
+        text = "'" + text
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow([text])
+    return out.getvalue()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: a reader never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def hidden_tests(graded: list[tuple[str, SuiteResult]]) -> list[str]:
+    """Every hidden test, in suite order (the first result that has it decides where it goes)."""
+    columns: list[str] = []
+    for _, result in graded:
+        for test in result.tests:
+            if test.name not in columns:
+                columns.append(test.name)
+    return columns
+
+
+def gradebook_csv(graded: list[tuple[str, SuiteResult]]) -> str:
+    columns = hidden_tests(graded)
+    lines = [",".join(csv_cell(c) for c in ["student", "score", "max_score", *columns])]
+    for student, result in graded:
+        points = {t.name: t.score for t in result.tests}
+        row = [student, result.score, result.max_score, *(points.get(c, "") for c in columns)]
+        lines.append(",".join(csv_cell(v) for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def write_gradebook(path: Path, graded: list[tuple[str, SuiteResult]]) -> None:
+    write_atomically(path, gradebook_csv(graded))

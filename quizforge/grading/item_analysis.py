@@ -1,0 +1,57 @@
+"""Item analysis of a batch: how each hidden test went across the class, and why it failed.
+
+For every test: its pass rate, and its most common failure messages, with the numbers
+in them blanked (`line 12` and `line 13` are one message), so that a class-wide mistake
+shows as one line with its count. Messages of the hidden suites name the classic bugs
+("the softmax runs over the queries"), so the commonest messages are the commonest bugs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+from quizforge.grading.gradebook import hidden_tests, write_atomically
+from quizforge.grading.judge import SuiteResult
+
+TOP_MESSAGES = 3
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def message_pattern(message: str) -> str:
+    """The message with its numbers replaced by #: one pattern for one kind of failure."""
+    return _NUMBER.sub("#", " ".join(message.split()))
+
+
+def analyse(graded: list[tuple[str, SuiteResult]]) -> list[dict]:
+    items = []
+    for name in hidden_tests(graded):
+        outcomes = [t for _, r in graded for t in r.tests if t.name == name]
+        passed = sum(t.status == "passed" for t in outcomes)
+        failures = Counter(message_pattern(t.message) for t in outcomes if t.status == "failed" and t.message)
+        items.append({
+            "test": name, "submissions": len(outcomes), "passed": passed,
+            "pass_rate": round(passed / len(outcomes), 4) if outcomes else None,
+            "common_failures": [{"message": m, "count": c} for m, c in failures.most_common(TOP_MESSAGES)],
+        })
+    return items
+
+
+def markdown(items: list[dict], challenge: str) -> str:
+    lines = [f"# Item analysis: {challenge}", "", "| test | pass rate | most common failure |", "|---|---:|---|"]
+    for item in items:
+        rate = "—" if item["pass_rate"] is None else f"{100 * item['pass_rate']:.0f}% of {item['submissions']}"
+        top = item["common_failures"][0] if item["common_failures"] else None
+        failure = f"{top['message']} ({top['count']}×)" if top else ""
+        lines.append(f"| `{item['test']}` | {rate} | {failure.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_item_analysis(out: Path, graded: list[tuple[str, SuiteResult]]) -> list[dict]:
+    items = analyse(graded)
+    challenge = graded[0][1].challenge if graded else ""
+    write_atomically(out / "item_analysis.json", json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(out / "item_analysis.md", markdown(items, challenge))
+    return items
