@@ -98,3 +98,47 @@ def _spinning(pid: int) -> bool:
         return False
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return fields[0] == "R" and cpu > 0.5 and b"zygote" in cmdline
+
+
+def test_a_class_is_graded_end_to_end_and_a_rerun_skips_what_is_done(tmp_path):
+    import csv
+    import json
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    solution = (REPO / "solutions" / "softmax.py").read_text()
+    (folder / "ada.py").write_text(solution)
+    (folder / "bob.py").write_text((REPO / "tests/challenge_variants/softmax/bug_no_max_shift.py").read_text())
+    (folder / "cy").mkdir()
+    (folder / "cy" / "softmax.py").write_text("import os\n\ndef softmax(x, dim=-1):\n    os._exit(3)\n")
+    (folder / "dee").mkdir()
+    (folder / "eve.py").write_text(solution.replace("def softmax", "def  softmax"))  # ada's, barely changed
+    out = tmp_path / "out"
+    args = ["grade", "--batch", str(folder), "--challenge", "softmax", "--jobs", "2", "-o", str(out)]
+    done = subprocess.run([sys.executable, "-m", "quizforge", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    if not namespaces_available():
+        assert done.returncode == 1 and "namespaces" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    assert "4 graded (0 from an earlier run), 1 not gradable" in done.stdout
+    rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert set(rows) == {"ada", "bob", "cy", "eve"}
+    assert rows["ada"]["score"] == rows["ada"]["max_score"] == "28" and float(rows["bob"]["score"]) < 28
+    assert rows["cy"]["score"] == "0"
+    result = json.loads((out / "results" / "ada.json").read_text())
+    assert result["score"] == 28 and result["sandbox"]["namespaces"][0] == "user"
+    assert result["tests"][0]["visibility"] == "after_due_date"
+    assert "dee" in (out / "problems.csv").read_text()
+    items = json.loads((out / "item_analysis.json").read_text())
+    assert len(items) == 14 and all(0 <= i["pass_rate"] <= 1 for i in items)
+    pairs = json.loads((out / "similarity.json").read_text())
+    assert {(p["a"], p["b"]) for p in pairs} == {("ada", "eve")}
+    again = subprocess.run([sys.executable, "-m", "quizforge", *args], capture_output=True, text=True, cwd=REPO,
+                           timeout=300)
+    assert "4 graded (4 from an earlier run)" in again.stdout
+    (folder / "bob.py").write_text(solution)  # a new version is graded again
+    again = subprocess.run([sys.executable, "-m", "quizforge", *args], capture_output=True, text=True, cwd=REPO,
+                           timeout=300)
+    assert "4 graded (3 from an earlier run)" in again.stdout
+    assert json.loads((out / "results" / "bob.json").read_text())["score"] == 28

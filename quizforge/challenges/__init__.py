@@ -72,3 +72,12 @@ def load_challenge(challenge_id: str) -> Challenge:
         weights={k: float(v) for k, v in meta.get("weights", {}).items()},
         visibility=str(meta.get("visibility", "after_due_date")),
     )
+
+
+def exercises_folder() -> Path:
+    """The public exercises: `quizforge/exercises`, a link to the checkout's `exercises/` in a
+    source checkout and a copy of it in an installed wheel. The only place that knows where it is."""
+    folder = Path(__file__).resolve().parent.parent / "exercises"
+    if not folder.is_dir():
+        raise InputError(f"the exercises folder is not at {folder}; reinstall quizforge")
+    return folder

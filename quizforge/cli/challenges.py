@@ -7,20 +7,10 @@ from pathlib import Path
 import click
 
 from quizforge.cli import cli, emit_json
+from quizforge.challenges import exercises_folder  # noqa: F401 - the CLI's, and tests swap it
 from quizforge.errors import InputError
 
 STARTER_FILES = ("README.md", "starter.py", "test_public.py")
-
-
-def exercises_folder() -> Path:
-    """The public exercises: `quizforge/exercises`, a link to the checkout's `exercises/` in a
-    source checkout and a copy of it in an installed wheel. The only place that knows where it is."""
-    import quizforge
-
-    folder = Path(quizforge.__file__).parent / "exercises"
-    if not folder.is_dir():
-        raise InputError(f"the exercises folder is not at {folder}; reinstall quizforge")
-    return folder
 
 
 @cli.group()

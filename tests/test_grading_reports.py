@@ -1,0 +1,78 @@
+"""What a batch writes besides the results: the gradebook, the item analysis, similarity hints."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from quizforge.grading.gradebook import csv_cell, gradebook_csv
+from quizforge.grading.item_analysis import analyse, markdown, message_pattern
+from quizforge.grading.judge import SuiteResult
+from quizforge.grading.judge import TestResult as Case
+from quizforge.grading.similarity import fingerprint, similar_pairs, starter_source
+
+REPO = Path(__file__).resolve().parent.parent
+SDPA = REPO / "tests" / "challenge_variants" / "scaled_dot_product_attention"
+
+
+def suite(*cases: tuple[str, str, float, float, str]) -> SuiteResult:
+    return SuiteResult("softmax", [Case(n, s, p, m, msg) for n, s, p, m, msg in cases])
+
+
+GRADED = [
+    ("ada", suite(("test_a", "passed", 2, 2, ""), ("test_b", "passed", 1, 1, ""))),
+    ("=cmd|calc", suite(("test_a", "failed", 0, 2, "wrong at line 12"), ("test_b", "passed", 1, 1, ""))),
+    ("cy", suite(("test_a", "failed", 0, 2, "wrong at line 13"), ("test_b", "failed", 0, 1, "timed out"))),
+]
+
+
+def test_the_gradebook_has_a_row_per_student_and_a_column_per_test():
+    rows = list(csv.reader(io.StringIO(gradebook_csv(GRADED))))
+    assert rows[0] == ["student", "score", "max_score", "test_a", "test_b"]
+    assert rows[1] == ["ada", "3", "3", "2", "1"]
+    assert rows[3] == ["cy", "0", "3", "0", "0"]
+
+
+def test_a_cell_is_never_read_as_a_formula():
+    rows = list(csv.reader(io.StringIO(gradebook_csv(GRADED))))
+    assert rows[2][0] == "'=cmd|calc"
+    assert csv_cell("-1+2") == "'-1+2" and csv_cell("a,b") == '"a,b"' and csv_cell(2.5) == "2.5"
+
+
+def test_item_analysis_gives_pass_rates_and_groups_failures_by_pattern():
+    items = {i["test"]: i for i in analyse(GRADED)}
+    assert items["test_a"]["pass_rate"] == round(1 / 3, 4)
+    assert items["test_a"]["common_failures"] == [{"message": "wrong at line #", "count": 2}]
+    assert items["test_b"]["passed"] == 2 and items["test_b"]["common_failures"][0]["message"] == "timed out"
+    assert message_pattern("off by 1.5e-3 at  row 2") == "off by # at row #"
+    assert "| `test_a` | 33% of 3 | wrong at line # (2×) |" in markdown(analyse(GRADED), "softmax")
+
+
+def test_a_renamed_and_reformatted_copy_is_flagged_where_it_was_copied():
+    original = (REPO / "solutions" / "scaled_dot_product_attention.py").read_text()
+    copy = re.sub(r"\bscores\b", "logits", original).replace("weights", "attn")
+    copy = "# my own work\n\n\n" + copy.replace("    ", "        ")
+    pairs = similar_pairs({"ada": original, "bob": copy})
+    assert len(pairs) == 1 and pairs[0]["score"] == 1.0
+    assert original.startswith('"""')  # a docstring on line 1, which is not compared
+    assert pairs[0]["regions_a"][0][0] > 1 and pairs[0]["regions_a"][-1][1] >= len(original.splitlines()) - 1
+    assert pairs[0]["regions_b"][0][0] == pairs[0]["regions_a"][0][0] + 3  # the three added lines
+
+
+def test_independent_correct_solutions_are_not_flagged():
+    sources = {p.stem: p.read_text() for p in SDPA.glob("ok_*.py")}
+    sources["reference"] = (REPO / "solutions" / "scaled_dot_product_attention.py").read_text()
+    assert similar_pairs(sources, starter_source("scaled_dot_product_attention")) == []
+
+
+def test_the_starter_every_student_got_is_not_evidence():
+    starter = starter_source("scaled_dot_product_attention")
+    assert starter and len(fingerprint(starter).spans) > 0
+    assert similar_pairs({"ada": starter, "bob": starter}, starter) == []
+
+
+def test_tiny_submissions_are_not_flagged_for_sharing_a_signature():
+    stub = "def softmax(x, dim=-1):\n    return x.exp() / x.exp().sum(dim, keepdim=True)\n"
+    assert similar_pairs({"ada": stub, "bob": stub.replace("x", "y")}) == []
