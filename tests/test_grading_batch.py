@@ -142,3 +142,24 @@ def test_a_class_is_graded_end_to_end_and_a_rerun_skips_what_is_done(tmp_path):
                            timeout=300)
     assert "4 graded (3 from an earlier run)" in again.stdout
     assert json.loads((out / "results" / "bob.json").read_text())["score"] == 28
+
+
+def test_force_grades_everything_again_and_a_terminal_shows_progress_with_an_eta(tmp_path):
+    import pexpect
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("ada", "bob", "cy"):
+        (folder / f"{name}.py").write_text((REPO / "solutions" / "softmax.py").read_text())
+    out = tmp_path / "out"
+    args = ["-m", "quizforge", "grade", "--batch", str(folder), "--challenge", "softmax", "-o", str(out)]
+    first = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=300)
+    if not namespaces_available():
+        assert first.returncode == 1
+        return
+    assert "3 graded (0 from an earlier run)" in first.stdout
+    child = pexpect.spawn(sys.executable, [*args, "--force"], cwd=str(REPO), timeout=120, encoding="utf-8",
+                          dimensions=(24, 100))
+    child.expect("ETA")
+    child.expect(r"3 graded \(0 from an earlier run\)")
+    child.expect(pexpect.EOF)
