@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
 from quizforge.cli import bank as _bank  # noqa: E402,F401
 from quizforge.cli import calc as _calc  # noqa: E402,F401
 from quizforge.cli import challenges as _challenges  # noqa: E402,F401
+from quizforge.cli import export as _export  # noqa: E402,F401
 from quizforge.cli import grade as _grade  # noqa: E402,F401
 from quizforge.cli import practice as _practice  # noqa: E402,F401
 from quizforge.cli import stats as _stats  # noqa: E402,F401

@@ -36,14 +36,16 @@ FORMATS = ("table", "json", "junit")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), metavar="OUT",
               help="With --batch: where results go (default: DIR-grades next to DIR).")
 @click.option("--force", is_flag=True, help="With --batch: grade again what an earlier run already graded.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Exit 3 when the score is below PERCENT of the points (for CI and GitHub Classroom).")
 def grade_command(submission: Path | None, challenge_id: str, output_format: str, memory_limit: str,
                   time_limit: float | None, visibility: str | None, unsafe: bool, batch_dir: Path | None,
-                  jobs: int, out_dir: Path | None, force: bool) -> None:
+                  jobs: int, out_dir: Path | None, force: bool, fail_under: float | None) -> None:
     """Run a challenge's hidden tests against SUBMISSION.py in a sandboxed worker.
 
-    The exit status is 0 whenever grading finished, whatever the score; 1 when the
-    sandbox cannot be built (nothing is graded; the message names the step); 2 for a
-    usage error (unknown challenge, missing file).
+    The exit status is 0 whenever grading finished, whatever the score (3 with
+    --fail-under when the score is below it); 1 when the sandbox cannot be built
+    (nothing is graded; the message names the step); 2 for a usage error.
 
     \b
     Examples:
@@ -82,6 +84,8 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
         click.echo(results.junit(result))
     else:
         render.console().print(results.table(result))
+    if fail_under is not None and result.score < fail_under / 100 * result.max_score:
+        raise click.exceptions.Exit(3)
 
 
 def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force: bool, memory_limit: str,

@@ -1,0 +1,129 @@
+"""`quiz export gradescope` and `quiz export github-classroom`, and `quiz grade --fail-under`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grading_support import namespaces_available, write_submission
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory):
+    """The exported zip, unpacked as Gradescope would into ROOT/source."""
+    from quizforge.challenges import load_challenge
+    from quizforge.grading.exports import gradescope_zip
+
+    root = tmp_path_factory.mktemp("autograder")
+    path = gradescope_zip(load_challenge("softmax"), root / "autograder.zip")
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(root / "source")
+        modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
+    return root, path, modes
+
+
+def run_autograder(root: Path, submission: str, name: str = "softmax.py") -> dict:
+    folder = root / "submission"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    (folder / name).write_text(submission)
+    env = dict(os.environ, QUIZFORGE_AUTOGRADER_ROOT=str(root), QUIZFORGE_PYTHON=sys.executable)
+    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_the_zip_holds_the_scripts_and_the_package(autograder):
+    root, path, modes = autograder
+    assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    names = set(modes)
+    assert "quizforge_src/pyproject.toml" in names
+    assert "quizforge_src/quizforge/grading/sandboxed/worker.py" in names
+    assert "quizforge_src/quizforge/challenges/softmax/test_hidden_softmax.py" in names
+    assert not any("__pycache__" in n for n in names)
+    setup = (root / "source" / "setup.sh").read_text()
+    assert "pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in setup
+    assert "pip install -q /autograder/source/quizforge_src" in setup
+    import tomllib
+
+    project = tomllib.loads((root / "source" / "quizforge_src" / "pyproject.toml").read_text())["project"]
+    assert any(d.startswith("pytest") for d in project["dependencies"])
+
+
+def test_exporting_twice_gives_the_same_bytes(autograder, tmp_path):
+    from quizforge.challenges import load_challenge
+    from quizforge.grading.exports import gradescope_zip
+
+    _, path, _ = autograder
+    again = gradescope_zip(load_challenge("softmax"), tmp_path / "again.zip")
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_run_autograder_writes_gradescope_results(autograder):
+    root, _, _ = autograder
+    results = run_autograder(root, (REPO / "solutions" / "softmax.py").read_text())
+    if not namespaces_available():
+        assert results["score"] == 0 and "sandbox could not be built" in results["output"]
+        return
+    assert results["score"] == results["max_score"] == 28
+    assert results["stdout_visibility"] == "hidden" and results["sandbox"]["mode"] == "isolated"
+    assert {t["visibility"] for t in results["tests"]} == {"after_due_date"}
+    assert {"name", "score", "max_score", "status", "output"} <= set(results["tests"][0])
+
+
+def test_run_autograder_always_writes_results(autograder):
+    root, _, _ = autograder
+    folder = root / "submission"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    env = dict(os.environ, QUIZFORGE_AUTOGRADER_ROOT=str(root), QUIZFORGE_PYTHON=sys.executable)
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, check=True, timeout=300)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["output"].startswith("No submission found")
+
+
+def test_the_github_classroom_workflow_runs_quiz_grade(tmp_path, run_quiz):
+    code, out, err = run_quiz("export", "github-classroom", "softmax", "-o", str(tmp_path), "--install",
+                              "pip install ./quizforge")
+    assert code == 0, err
+    text = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
+    assert "uses: classroom-resources/autograding-command-grader@v1" in text
+    assert "command: quiz grade starter.py --challenge softmax --fail-under 100" in text
+    assert "max-score: 28" in text
+    assert 'SOFTMAX_RESULTS: "${{steps.softmax.outputs.result}}"' in text
+    assert "runners: softmax" in text
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install ./quizforge" in text
+    assert "\t" not in text and all(len(line) - len(line.lstrip()) in range(0, 13, 2) for line in text.splitlines())
+
+
+def test_fail_under_exits_3_below_the_threshold(tmp_path):
+    path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
+    done = subprocess.run([sys.executable, "-m", "quizforge", "grade", str(path), "--challenge", "softmax",
+                           "--fail-under", "100", "--format", "json"], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    assert done.returncode == (3 if namespaces_available() else 1)
+    done = subprocess.run([sys.executable, "-m", "quizforge", "grade", str(REPO / "solutions" / "softmax.py"),
+                           "--challenge", "softmax", "--fail-under", "100"], capture_output=True, text=True,
+                          cwd=REPO, timeout=300)
+    assert done.returncode == (0 if namespaces_available() else 1)
+
+
+def test_the_package_copy_in_the_zip_builds_into_a_wheel(autograder, tmp_path):
+    root, _, _ = autograder
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                           str(tmp_path), str(root / "source" / "quizforge_src")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = set(zipfile.ZipFile(next(tmp_path.glob("quizforge-*.whl"))).namelist())
+    assert "quizforge/grading/sandboxed/zygote.py" in names and "quizforge/exercises/softmax/starter.py" in names
