@@ -27,7 +27,7 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention")
+              "layer_norm", "multi_head_attention", "rope")
 
 # For each bug, words its failure messages must contain: the diagnosis, not merely "wrong".
 BUG_DIAGNOSES = {
@@ -85,6 +85,12 @@ BUG_DIAGNOSES = {
         "bug_mask_ignored": "mask is ignored",
         "bug_ignores_bias_flag": "bias=False",
     },
+    "rope": {
+        "bug_half_split": "the half-split convention",
+        "bug_exponent_without_two": "the exponent is i/d",
+        "bug_ignores_positions": "the positions argument is ignored",
+        "bug_rotates_backwards": "the rotation goes the wrong way",
+    },
 }
 
 
@@ -120,7 +126,7 @@ def failures(result: SuiteResult) -> list[str]:
     return [f"{t.name}: {t.message}" for t in result.tests if t.status != "passed"]
 
 
-def test_the_six_challenges_are_registered():
+def test_the_challenges_are_registered():
     assert set(CHALLENGES) <= set(challenge_ids())
     for challenge_id in CHALLENGES:
         challenge = load_challenge(challenge_id)

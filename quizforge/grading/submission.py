@@ -91,6 +91,12 @@ class Submission:
         """Instantiate the submission's class `class_name`; torch.manual_seed(0) is set first."""
         raise NotImplementedError
 
+    def call_with_model(self, name: str, model: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """name(model, *args, **kwargs), the model built in the worker from its description
+        (see sandboxed/models.py). Returns {"value": the result, "calls": [shape of each
+        context the model was called with]}."""
+        raise NotImplementedError
+
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         """Call function `name` with every floating tensor in `args` requiring grad, backpropagate
         grad_output from its (first) output, and return the gradient (or None) of each tensor arg."""
@@ -178,6 +184,9 @@ class RequestSubmission(Submission):
         if type(oid) is not int:
             raise SubmissionError("protocol", "the worker answered a construction with something else")
         return self._object(oid)
+
+    def call_with_model(self, name: str, model: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return self._request("call_with_model", name=name, model=dict(model), args=list(args), kwargs=kwargs)
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))

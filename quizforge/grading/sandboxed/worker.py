@@ -84,6 +84,15 @@ class Server:
     def op_call(self, name: str, args: list, kwargs: dict) -> Any:
         return self._name(name)(*args, **kwargs)
 
+    def op_call_with_model(self, name: str, model: dict, args: list, kwargs: dict) -> dict:
+        """name(model, *args, **kwargs) with a model the worker builds from its description;
+        returns the result and the shapes of the contexts the model was called with."""
+        from . import models
+
+        built = models.build(model)
+        value = self._name(name)(built, *args, **kwargs)
+        return {"value": value, "calls": [list(shape) for shape in built.calls]}
+
     def op_new(self, name: str, args: list, kwargs: dict) -> int:
         import torch
 

@@ -1,0 +1,9 @@
+import torch
+
+
+def apply_rope(x, positions, base=10000.0):
+    d, n = x.shape[-1], x.shape[-2]
+    theta = torch.arange(n, dtype=torch.float64)[:, None] * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    cos, sin = theta.cos().to(x.dtype), theta.sin().to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
