@@ -27,7 +27,9 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention")
+# Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
+BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
 # For each bug, words its failure messages must contain: the diagnosis, not merely "wrong".
 BUG_DIAGNOSES = {
@@ -84,6 +86,11 @@ BUG_DIAGNOSES = {
         "bug_value_from_key": "values come from key",
         "bug_mask_ignored": "mask is ignored",
         "bug_ignores_bias_flag": "bias=False",
+    },
+    "fix_broken_attention": {
+        "bug_only_axis_fixed": "the scores are not scaled",
+        "bug_only_scaling_fixed": "the softmax runs over the queries",
+        "bug_unchanged_starter": "both planted bugs are still there",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
@@ -155,6 +162,10 @@ def test_solution_scores_full_marks(challenge_id):
 @pytest.mark.parametrize("challenge_id", CHALLENGES)
 def test_starter_scores_zero(challenge_id):
     result = grade(challenge_id, ROOT / "exercises" / challenge_id / "starter.py")
+    if challenge_id in BROKEN_STARTERS:  # it runs: the failures must name its planted bugs
+        assert result.tests and result.score < result.max_score / 2
+        assert any(BROKEN_STARTERS[challenge_id] in m for m in failures(result)), failures(result)
+        return
     assert result.tests and result.score == 0
     assert all("NotImplementedError" in t.message for t in result.tests), failures(result)
 
