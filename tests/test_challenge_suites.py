@@ -27,7 +27,7 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention")
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -91,6 +91,11 @@ BUG_DIAGNOSES = {
         "bug_only_axis_fixed": "the scores are not scaled",
         "bug_only_scaling_fixed": "the softmax runs over the queries",
         "bug_unchanged_starter": "both planted bugs are still there",
+    },
+    "grouped_query_attention": {
+        "bug_modulo_head_mapping": "uses key/value head j % n_kv_heads",
+        "bug_scale_by_d_model": "divided by √d_model",
+        "bug_no_output_projection": "output projection is missing",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
