@@ -27,7 +27,7 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache")
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -96,6 +96,11 @@ BUG_DIAGNOSES = {
         "bug_modulo_head_mapping": "uses key/value head j % n_kv_heads",
         "bug_scale_by_d_model": "divided by √d_model",
         "bug_no_output_projection": "output projection is missing",
+    },
+    "kv_cache": {
+        "bug_no_mask_within_chunk": "is not masked causally",
+        "bug_mask_ignores_cache_offset": "the causal mask ignores the cached tokens",
+        "bug_cache_not_used": "the cache is not used",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
