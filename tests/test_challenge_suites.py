@@ -27,7 +27,7 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block")
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -101,6 +101,12 @@ BUG_DIAGNOSES = {
         "bug_no_mask_within_chunk": "is not masked causally",
         "bug_mask_ignores_cache_offset": "the causal mask ignores the cached tokens",
         "bug_cache_not_used": "the cache is not used",
+    },
+    "transformer_block": {
+        "bug_post_norm": "this is a post-norm block",
+        "bug_no_attention_residual": "the attention's residual connection is missing",
+        "bug_relu_feed_forward": "the feed-forward uses ReLU",
+        "bug_scale_by_d_model": "divided by √d_model",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
