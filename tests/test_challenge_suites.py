@@ -27,7 +27,7 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate")
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -107,6 +107,14 @@ BUG_DIAGNOSES = {
         "bug_no_attention_residual": "the attention's residual connection is missing",
         "bug_relu_feed_forward": "the feed-forward uses ReLU",
         "bug_scale_by_d_model": "divided by √d_model",
+    },
+    "generate": {
+        "bug_no_crop": "its block_size is 4",
+        "bug_temperature_after_softmax": "the temperature is applied after the softmax",
+        "bug_top_k_keeps_one_more": "keeps 4 tokens",
+        "bug_greedy_argmax": "chosen greedily",
+        "bug_first_position": "the logits of the first position are used",
+        "bug_ignores_generator": "pass generator=generator to torch.multinomial",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
