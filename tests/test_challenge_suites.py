@@ -310,3 +310,12 @@ def test_public_tests_pass_on_the_solution_and_fail_on_the_starter(tmp_path):
         if not (starter["exit"] == 1 and starter["passed"] == 0 and starter["failed"] == solution["passed"]):
             wrong[challenge_id, "starter"] = starter
     assert not wrong
+
+
+def test_the_readme_lists_exactly_the_challenges():
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = text.split("## Coding challenges", 1)[1].split("```", 1)[0]
+    assert set(re.findall(r"`([a-z_]+)`", paragraph)) == set(challenge_ids()) == set(CHALLENGES)
+    assert paragraph.lstrip().startswith(f"{['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve'][len(CHALLENGES)]} pieces")
