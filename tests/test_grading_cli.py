@@ -186,9 +186,10 @@ def test_challenges_start_into_a_given_folder(run_quiz, tmp_path, exercises):
 
 
 def test_a_missing_exercises_folder_is_one_clear_line(run_quiz, monkeypatch, tmp_path):
-    import quizforge
+    import quizforge.challenges
 
-    monkeypatch.setattr(quizforge, "__file__", str(tmp_path / "site-packages" / "quizforge" / "__init__.py"))
+    monkeypatch.setattr(quizforge.challenges, "__file__",
+                        str(tmp_path / "site-packages" / "quizforge" / "challenges" / "__init__.py"))
     cid = challenge_ids()[0] if challenge_ids() else pytest.skip("no challenges yet")
     code, _, err = run_quiz("challenges", "start", cid, str(tmp_path / "out"))
     assert code == 2 and "the exercises folder is not at" in err and len(err.strip().splitlines()) == 1
