@@ -385,7 +385,7 @@ def test_as_an_unprivileged_user_the_worker_sees_no_home_and_a_fork_bomb_is_cont
     env = {"PATH": "/usr/bin:/bin", "HOME": str(user_home), "LANG": "C.UTF-8"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env, cwd="/")
     if not NAMESPACES:
-        assert done.returncode != 0 and "namespaces" in done.stderr
+        assert done.returncode != 0  # grading refused (or, as root, even the wrapper's mount namespace)
         return
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
