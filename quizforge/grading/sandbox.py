@@ -1,17 +1,21 @@
 """Starting, talking to and killing one sandboxed worker (the judge's side).
 
 A `Sandbox` is one worker process tree: the launcher (launcher.py), the init of its
-PID namespace and the worker (worker.py) with whatever the submission starts. The
-judge talks to the worker over two pipes and learns how it ended from a third that
-only the trusted launcher holds. It enforces
+PID namespace and the worker (sandboxed/worker.py) with whatever the submission starts.
+The judge talks to the worker over two pipes and learns how the sandbox was built, and
+how the worker ended, from a third that only the trusted launcher holds; a step that
+could not be taken there ends the grading (SandboxError), it is never worked around.
+This module also decides what the worker's file system holds (`worker_file_system`):
+the interpreter, its standard library, the system libraries, and torch and numpy with
+their dependencies; nothing of quizforge. It enforces
 
 * time: each request has a deadline; past it the whole tree is killed (SIGKILL, so
   a submission that ignores SIGTERM makes no difference);
 * memory: RLIMIT_DATA in the worker, plus the resident memory of the whole tree
   polled while the judge waits, since shared mappings and forks escape the rlimit;
 * processes: killing the init of the PID namespace makes the kernel kill everything
-  inside; without namespaces, the launcher is a child subreaper and the judge kills
-  its descendants (and, with a dropped uid, every process of that uid).
+  inside; with --unsafe-no-sandbox, the launcher is a child subreaper and the judge
+  kills its descendants (and, with a dropped uid, every process of that uid).
 
 Nothing the worker sends is trusted: replies are decoded by protocol.py and
 checked here; results are never read from a file.
