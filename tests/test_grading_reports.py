@@ -39,6 +39,7 @@ def test_a_cell_is_never_read_as_a_formula():
     rows = list(csv.reader(io.StringIO(gradebook_csv(GRADED))))
     assert rows[2][0] == "'=cmd|calc"
     assert csv_cell("-1+2") == "'-1+2" and csv_cell("a,b") == '"a,b"' and csv_cell(2.5) == "2.5"
+    assert csv_cell(-0.5) == "-0.5"  # a number stays a number
 
 
 def test_item_analysis_gives_pass_rates_and_groups_failures_by_pattern():

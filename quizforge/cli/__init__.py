@@ -91,4 +91,5 @@ from quizforge.cli import challenges as _challenges  # noqa: E402,F401
 from quizforge.cli import export as _export  # noqa: E402,F401
 from quizforge.cli import grade as _grade  # noqa: E402,F401
 from quizforge.cli import practice as _practice  # noqa: E402,F401
+from quizforge.cli import sets as _sets  # noqa: E402,F401
 from quizforge.cli import stats as _stats  # noqa: E402,F401

@@ -15,10 +15,12 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: object) -> str:
-    """`value` as a CSV cell a spreadsheet shows as text: quoted where needed, never a formula."""
-    text = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
-    if text.startswith(FORMULA_STARTS):
-        text = "'" + text
+    """`value` as a CSV cell: quoted where needed, and text never read as a formula (numbers,
+    negative ones included, stay numbers)."""
+    if isinstance(value, str):
+        text = "'" + value if value.startswith(FORMULA_STARTS) else value
+    else:
+        text = f"{value:g}" if isinstance(value, float) else str(value)
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([text])
     return out.getvalue()

@@ -1,0 +1,42 @@
+"""`quiz set`: instructor problem sets (make them, grade what comes back)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from quizforge.cli import cli
+
+
+@cli.group("set")
+def problem_set() -> None:
+    """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
+
+
+@problem_set.command("make", short_help="Make a variant per student from a spec.")
+@click.argument("spec", type=click.Path(path_type=Path))
+@click.option("--roster", type=click.Path(path_type=Path), help="CSV with columns id, name (email optional).")
+@click.option("--variants", type=int, help="K numbered variants instead of a roster.")
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), required=True, help="The folder to write.")
+@click.option("--force", is_flag=True, help="Replace OUT if it already holds files.")
+def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool) -> None:
+    """Make papers, answer keys and Moodle/GIFT exports from SPEC.toml (see examples/)."""
+    from quizforge.problemsets.make import make_set
+
+    made = make_set(spec, out, roster=roster, variants=variants, force=force)
+    click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
+               "papers/, keys/, keys.csv, keys.json, moodle.xml, quiz.gift, lms_report.md")
+
+
+@problem_set.command("grade", short_help="Grade the answers students handed back.")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.argument("responses", type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Default: FOLDER/graded.")
+def set_grade(folder: Path, responses: Path, out: Path | None) -> None:
+    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way."""
+    from quizforge.problemsets.responses import grade_responses
+
+    done = grade_responses(folder, responses, out or folder / "graded")
+    click.echo(f"{done['graded']} answers of {done['students']} students graded, {done['rejected']} rejected "
+               f"(see rejects.csv) in {done['out']}: gradebook.csv, feedback/, item_stats.md")

@@ -1,0 +1,9 @@
+"""Instructor problem sets: a spec in, a fair variant per student out, with answer keys,
+LMS exports, and grading of the answers students hand back.
+
+spec.py reads the instructor's TOML; roster.py the class list; variants.py decides every
+student's questions (same templates in the same order for all, different numbers);
+papers.py writes papers and keys as Markdown; keys.py the answer-key tables; lms.py the
+Moodle XML and GIFT exports; make.py puts a set together; responses.py grades what
+comes back.
+"""

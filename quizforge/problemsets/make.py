@@ -1,0 +1,67 @@
+"""`make_set`: a spec and a roster in, a folder of papers, keys and LMS exports out.
+
+Everything is written into a temporary folder next to the destination and renamed into
+place at the end, so a bad spec or roster leaves nothing behind, and a re-run gives the
+same bytes.
+
+    OUT/papers/<id>.md     one paper per student (or variant)
+    OUT/keys/<id>.md       its answer key: each question's key, range, worked solution and ID
+    OUT/keys.csv, .json    every key in one table
+    OUT/moodle.xml         Moodle XML, a category per student
+    OUT/quiz.gift          GIFT, the same
+    OUT/lms_report.md      what those formats cannot express
+    OUT/set.json           what `quiz set grade` needs: the students and their question IDs
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from quizforge.errors import InputError
+from quizforge.problemsets import keys, lms, papers
+from quizforge.problemsets.roster import Student, load_roster, numbered_variants
+from quizforge.problemsets.spec import load_spec
+from quizforge.problemsets.variants import paper, plan
+
+
+def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
+             force: bool = False) -> dict:
+    """Make the set; returns a summary (students, questions, files)."""
+    if (roster is None) == (variants is None):
+        raise InputError("give either --roster CSV or --variants K")
+    spec = load_spec(spec_path)
+    students: list[Student] = load_roster(roster) if roster is not None else numbered_variants(variants)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+        raise InputError(f"{out} exists and is not empty; choose another folder or pass --force")
+    slots = plan(spec)
+    made = [paper(spec, slots, s) for s in students]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (staging / "papers").mkdir()
+        (staging / "keys").mkdir()
+        for p in made:
+            (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
+            (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
+        rows = keys.key_rows(made)
+        (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
+        (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
+        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, made), "utf-8")
+        (staging / "quiz.gift").write_text(lms.gift(made), "utf-8")
+        (staging / "lms_report.md").write_text(lms.loss_report(), "utf-8")
+        record = {"title": spec.title, "seed": spec.seed,
+                  "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
+                  "students": [{"id": p.student.id, "name": p.student.name,
+                                "questions": [q.id for q in p.questions]} for p in made]}
+        (staging / "set.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {"students": len(made), "questions": len(slots), "marks": sum(q.marks for q in made[0].questions),
+            "out": str(out)}

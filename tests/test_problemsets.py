@@ -1,0 +1,206 @@
+"""`quiz set make` and `quiz set grade`: fair variants, keys, LMS exports, GATE marking of
+returned answers, and bad specs, rosters and responses refused in one line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from quizforge.bank.registry import question as regenerate
+from quizforge.problemsets.make import make_set
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "quiz1.toml"
+ROSTER = REPO / "examples" / "roster.csv"
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    out = tmp_path_factory.mktemp("set") / "quiz1"
+    make_set(EXAMPLE, out, roster=ROSTER)
+    return out
+
+
+def record(folder: Path) -> dict:
+    return json.loads((folder / "set.json").read_text())
+
+
+def test_every_student_gets_a_paper_and_a_key(made):
+    ids = [row["id"] for row in csv.DictReader(ROSTER.open())]
+    assert sorted(p.stem for p in (made / "papers").glob("*.md")) == sorted(ids)
+    assert sorted(p.stem for p in (made / "keys").glob("*.md")) == sorted(ids)
+    paper = (made / "papers" / "21CS001.md").read_text()
+    assert "**Name:** Asha Rao" in paper and "**Roll number:** 21CS001" in paper
+    assert paper.count("### Q") == 7 and "**Answer:**" not in paper
+    key = (made / "keys" / "21CS001.md").read_text()
+    first = record(made)["students"][0]["questions"][0]
+    assert f"`{first}`" in key and "**Solution.**" in key and "quiz explain ID" in key
+
+
+def test_variants_differ_but_share_their_structure(made):
+    students = record(made)["students"]
+    shapes = set()
+    for s in students:
+        qs = [regenerate(q) for q in s["questions"]]
+        shapes.add(tuple((q.template, q.kind, q.marks, q.difficulty) for q in qs))
+    assert len(shapes) == 1  # same templates, kinds, marks and difficulty, in the same order
+    assert len({tuple(s["questions"]) for s in students}) == len(students)  # different numbers
+    marks = {q: regenerate(q).marks for q in students[0]["questions"][3:]}
+    assert sorted(marks.values()) == [1, 1, 2, 2]  # the Counting section's marks mix
+
+
+def test_a_rerun_gives_the_same_bytes(made, tmp_path):
+    again = tmp_path / "again"
+    make_set(EXAMPLE, again, roster=ROSTER)
+    for path in made.rglob("*"):
+        if path.is_file():
+            assert (again / path.relative_to(made)).read_bytes() == path.read_bytes(), path
+
+
+def test_keys_table_matches_the_questions(made):
+    rows = json.loads((made / "keys.json").read_text())
+    assert len(rows) == 3 * 7
+    for row in rows[:7]:
+        q = regenerate(row["question_id"])
+        assert row["marks"] == q.marks and row["kind"] == q.kind
+    table = list(csv.DictReader((made / "keys.csv").open()))
+    assert [r["question_id"] for r in table] == [r["question_id"] for r in rows]
+
+
+def test_moodle_xml_parses_with_gate_marking(made):
+    root = ET.parse(made / "moodle.xml").getroot()
+    categories = [q for q in root if q.get("type") == "category"]
+    assert [c.find("category/text").text for c in categories] == [
+        f"$course$/Transformers quiz 1/{sid}" for sid in ("21CS001", "21CS002", "21CS003")]
+    questions = [q for q in root if q.get("type") != "category"]
+    assert len(questions) == 21
+    for item, qid in zip(questions, [q for s in record(made)["students"] for q in s["questions"]]):
+        q = regenerate(qid)
+        assert item.find("defaultgrade").text == str(q.marks)
+        if q.kind == "NAT":
+            from quizforge.problemsets.lms import _nat_range
+
+            low, high = _nat_range(q)
+            mid, tol = float(item.find("answer/text").text), float(item.find("answer/tolerance").text)
+            assert abs(mid - tol - float(low)) < 1e-9 and abs(mid + tol - float(high)) < 1e-9
+        elif q.kind == "MCQ":
+            fractions = [a.get("fraction") for a in item.findall("answer")]
+            assert sorted(fractions) == ["-33.33333", "-33.33333", "-33.33333", "100"]
+            assert item.find("single").text == "true"
+
+
+def parse_gift(text: str) -> list[dict]:
+    """A small GIFT reader for the subset the export writes."""
+    found = []
+    for block in text.split("\n\n"):  # a blank line ends a question
+        m = re.match(r"::(Q\d+ \S+)::\[markdown\](.*) \{(.*)\}$", block.strip(), re.S)
+        if m:
+            body = m.group(3)
+            numeric = re.fullmatch(r"#(-?[\d.e+-]+)\.\.(-?[\d.e+-]+)", body)
+            found.append({"name": m.group(1), "range": tuple(map(float, numeric.groups())) if numeric else None,
+                          "choices": None if numeric else [c for c in body.split("\n") if c]})
+    return found
+
+
+def test_gift_reads_back(made):
+    parsed = parse_gift((made / "quiz.gift").read_text())
+    assert len(parsed) == 21
+    for item in parsed:
+        q = regenerate(item["name"].split()[1])
+        if q.kind == "NAT":
+            assert item["range"][0] <= float(q.answer) <= item["range"][1]
+        elif q.kind == "MCQ":
+            assert sum(c.startswith("=") for c in item["choices"]) == 1
+    assert "partial credit" in (made / "lms_report.md").read_text()
+
+
+def test_returned_answers_are_graded_the_gate_way(made, tmp_path, run_quiz):
+    students = record(made)["students"]
+    ada = [regenerate(q) for q in students[0]["questions"]]
+    rows = [("student", "question", "answer")] + [("21CS001", n, _right(q)) for n, q in enumerate(ada, 1)]
+    bob = [regenerate(q) for q in students[1]["questions"]]
+    wrong_mcq = next(n for n, q in enumerate(bob, 1) if q.kind == "MCQ")
+    rows.append(("21CS002", wrong_mcq, _wrong(bob[wrong_mcq - 1])))
+    rows += [("21CS002", 1, "0.5"), ("21CS002", 1, "0.6"), ("nobody", 1, "a"), ("21CS003", 99, "a"),
+             ("21CS003", 2, "banana")]
+    responses = tmp_path / "responses.csv"
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    responses.write_text(buffer.getvalue())
+    code, out, err = run_quiz("set", "grade", str(made), str(responses), "-o", str(tmp_path / "graded"))
+    assert code == 0, err
+    book = {r["student"]: r for r in csv.DictReader((tmp_path / "graded" / "gradebook.csv").open())}
+    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == sum(q.marks for q in ada)
+    marks = bob[wrong_mcq - 1].marks
+    assert float(book["21CS002"][f"Q{wrong_mcq}"]) == pytest.approx(-marks / 3, abs=1e-4)  # GATE: a third off
+    rejects = list(csv.DictReader((tmp_path / "graded" / "rejects.csv").open()))
+    reasons = " ".join(r["reason"] for r in rejects)
+    assert len(rejects) == 4 and "a second answer to question 1" in reasons and "unknown student 'nobody'" in reasons
+    assert "no question '99'" in reasons and "cannot read 'banana'" in reasons
+    stats = json.loads((tmp_path / "graded" / "item_stats.json").read_text())
+    assert stats[0]["question"] == 1 and 0 <= stats[0]["facility"] <= 1
+    feedback = (tmp_path / "graded" / "feedback" / "21CS001.md").read_text()
+    assert f"**Total:** {sum(q.marks for q in ada):g}" in feedback
+
+
+def _right(q) -> str:
+    if q.kind == "NAT":
+        from quizforge.answers import format_number
+
+        return format_number(q.answer, q.decimals)
+    return q.correct_letters
+
+
+def _wrong(q) -> str:
+    return next(letter for i, letter in enumerate("abcd") if i not in q.correct)
+
+
+def test_item_statistics_by_hand():
+    from types import SimpleNamespace
+
+    from quizforge.problemsets.responses import item_statistics
+
+    q = SimpleNamespace(kind="MCQ")
+    students = {s: {"questions": ["x"]} for s in "ABCD"}
+    verdict = lambda ok, given: SimpleNamespace(correct=ok, given=given, misconception=None)  # noqa: E731
+    verdicts = {"A": {1: verdict(True, "a")}, "B": {1: verdict(True, "a")}, "C": {1: verdict(False, "b")},
+                "D": {1: verdict(False, "c")}}
+    totals = {"A": 2, "B": 1, "C": 0, "D": -1}
+    (item,) = item_statistics(students, verdicts, totals, {"x": q})
+    assert item["facility"] == 0.5 and item["discrimination"] == 1.0  # top 27% (A) right, bottom (D) wrong
+    assert item["choices"] == {"a": 2, "b": 1, "c": 1}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ('title = "t"\n[[sections]]\ntemplates = ["nope.nothing"]\ncount = 1\n', "unknown template 'nope.nothing'"),
+    ('title = "t"\n[[sections]]\ntopics = ["softmax"]\ncount = 40\n', "asks for 40 questions but only"),
+    ('title = "t"\n[[sections]]\ntopics = ["params"]\ncount = 2\nmarks = { 1 = 1, 3 = 1 }\n', "carry 1 or 2 marks"),
+    ('title = "t"\n[[sections]]\ntopics = ["params"]\ncount = 2\nmarks = { 1 = 3 }\n', "adds up to 3 questions"),
+    ('title = "t"\n[[sections]]\ntopics = ["nope"]\ncount = 1\n', "unknown topic 'nope'"),
+    ('title = \n', "not valid TOML"),
+])
+def test_a_bad_spec_is_one_line_and_writes_nothing(run_quiz, tmp_path, spec, message):
+    path = tmp_path / "spec.toml"
+    path.write_text(spec)
+    out = tmp_path / "out"
+    code, _, err = run_quiz("set", "make", str(path), "--variants", "2", "-o", str(out))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["spec.toml"]
+
+
+def test_a_roster_with_a_student_twice_is_refused(run_quiz, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nx1,A\nx1,B\n")
+    code, _, err = run_quiz("set", "make", str(EXAMPLE), "--roster", str(roster), "-o", str(tmp_path / "o"))
+    assert code == 2 and "line 3: student 'x1' is listed twice" in err
+
+
+def test_numbered_variants(tmp_path):
+    make_set(EXAMPLE, tmp_path / "v", variants=4)
+    assert sorted(p.stem for p in (tmp_path / "v" / "papers").iterdir()) == ["V1", "V2", "V3", "V4"]
