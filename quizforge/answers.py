@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence, Union
 
@@ -58,7 +58,7 @@ from quizforge.matrices import check_shape, parse_matrix
 
 __all__ = [
     "AnswerError", "Number", "Matrix", "parse_number", "parse_choice", "parse_matrix_answer",
-    "NumericKey", "exact", "within_abs", "within_rel", "in_range", "nat_range", "round_half_away",
+    "NumericKey", "exact", "within_abs", "within_rel", "in_range", "nat_range", "round_half_away", "rounded",
     "ChoiceKey", "MatrixKey", "Checked", "check_numeric", "check_choice", "check_matrix",
     "gate_score", "gate_score_exact", "format_number", "format_choice", "si_short",
     "MAX_CHARS", "MAX_DEPTH", "MAX_MAGNITUDE", "UNIT_FAMILIES", "FUNCTIONS", "KINDS",
@@ -625,12 +625,30 @@ def _frac(x: Number) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x)
 
 
+_WIDE = Context(prec=80)   # every value within ±1e30 to 12 places fits
+
+
 def round_half_away(x: Number, decimals: int) -> Fraction:
-    """x rounded to `decimals` places, halves away from zero, exactly: 0.125 → 0.13, -0.125 → -0.13."""
+    """x rounded to `decimals` places, halves away from zero: 0.125 → 0.13, -0.125 → -0.13.
+
+    The one rounding rule of the bank: keys, ranges and printed values all come through here.
+    A float is rounded as its shortest decimal form reads (2.675 → 2.68, as a person would),
+    not as its binary value (2.67499999…); exact values are rounded exactly."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"cannot round {x}")
+        q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP,
+                                          context=_WIDE)
+        return Fraction(q)
     f = _frac(x)
     scaled = abs(f) * 10**decimals
     r = math.floor(scaled + Fraction(1, 2))
     return Fraction(r if f >= 0 else -r, 10**decimals)
+
+
+def rounded(x: Number, decimals: int) -> float:
+    """round_half_away as a float, for keys stored as floats (round() would round half to even)."""
+    return float(round_half_away(x, decimals))
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,25 @@ def tex_int(x: Any) -> str:
     return f"{int(x):,}".replace(",", "{,}")
 
 
+def fixed(x: Any, places: int) -> str:
+    """x to `places` decimals, halves away from zero (the bank's one rounding rule): 0.125 -> '0.13'."""
+    from quizforge.answers import format_number
+
+    return format_number(x, places)
+
+
 def decimal(places: int):
-    """A formatter that rounds to a fixed number of decimal places."""
+    """A formatter that rounds to a fixed number of decimal places, halves away from zero."""
     def fmt(x: Any) -> str:
-        return f"{float(x):,.{places}f}"
+        return fixed(x, places)
     return fmt
+
+
+def rounded(x: Any, places: int) -> float:
+    """A key stored rounded to `places` decimals, halves away from zero (never Python's round())."""
+    from quizforge.answers import rounded as round_away
+
+    return round_away(x, places)
 
 
 def sci(x: Any, digits: int = 3) -> str:
