@@ -40,6 +40,21 @@ def rounded(x: Any, places: int) -> float:
     return round_away(x, places)
 
 
+def plural(count: int, noun: str) -> str:
+    """The noun for `count` of it: plural(1, 'sequence') == 'sequence', plural(4, ...) == 'sequences'."""
+    return noun if count == 1 else noun + "s"
+
+
+def places_to_separate(value: Any, rel: float, minimum: int) -> int:
+    """Decimal places (at least `minimum`) fine enough that an answer `rel` away from `value`
+    falls outside the GATE range c ± 10^-N: the step is at most a third of the gap."""
+    gap = abs(float(value)) * rel
+    places = minimum
+    while places < 12 and 10.0 ** -places > gap / 3:
+        places += 1
+    return places
+
+
 def sci(x: Any, digits: int = 3) -> str:
     """LaTeX for x in scientific notation: 3.15 \\times 10^{23} (integers below 10^6 stay as they are)."""
     x = float(x)
