@@ -55,7 +55,8 @@ PINNED = {
         "in GiB? Give the answer to 2 decimal places.", [], 8.0),   # 2·32·32·512·4096·2 B = 8 GiB
     "flops.training-00ff": (
         "Using the standard approximation, how many FLOPs does training a 175B-parameter dense transformer on 15T "
-        "tokens take? (Give a number such as `3.2e21`.)", [], 1.575e25),   # 6·175e9·15e12
+        "tokens take? (Give it to 3 significant figures, as in `3.15e21`; answers within 1% are accepted.)", [],
+        1.575e25),   # 6·175e9·15e12
 }
 
 
@@ -147,6 +148,36 @@ def _finite_and_sane(value) -> bool:
     return math.isfinite(x) and abs(x) < 1e30
 
 
+def _as_typed(answer_md: str) -> str:
+    """The key as the question shows it, typed back: '3.15 \\times 10^{23}' → '3.15e23'."""
+    text = answer_md.replace("$", "").replace("{,}", ",")
+    mantissa, times, exponent = text.partition(" \\times 10^")
+    return mantissa + ("e" + exponent.strip("{}").split("}")[0] + exponent.split("}", 1)[1] if times else "")
+
+
+def _check_nat_key(q) -> None:
+    """The general rules of a NAT key, for any question (issue 13)."""
+    assert _finite_and_sane(q.answer), q.id
+    key = numeric_key(q)
+    low, high = key.interval()
+    exact_key = Fraction(q.answer)
+    assert key.accepts(q.answer if isinstance(q.answer, float) else exact_key), q.id
+    # A key that is not 0 never accepts 0 …
+    if q.answer != 0:
+        assert not low <= 0 <= high, (q.id, key.range_text())
+    # … nor any listed mistake.
+    for m in q.misconceptions:
+        assert _finite_and_sane(m.value), (q.id, m.tag)
+        assert not key.accepts(m.value if isinstance(m.value, float) else Fraction(m.value)), (q.id, m.tag)
+    # The precision asked and the range accepted agree: the key as the question shows it is accepted,
+    # a key with stated decimals is stored rounded half away from zero, and the range reads like the question.
+    assert grade(q, _as_typed(q.answer_md)).correct, (q.id, q.answer_md)
+    if q.decimals is not None:
+        assert float(answers.round_half_away(q.answer, q.decimals)) == float(q.answer), (q.id, q.answer)
+        assert f"{q.decimals} decimal place" in q.prompt or q.decimals == 0, q.id
+    assert "/" not in key.range_text(), (q.id, key.range_text())
+
+
 @pytest.mark.parametrize("template", TEMPLATES, ids=IDS)
 def test_stress_every_template_over_a_thousand_seeds(template):
     positions: Counter[int] = Counter()
@@ -154,12 +185,7 @@ def test_stress_every_template_over_a_thousand_seeds(template):
         q = template.question(seed)
         assert q.prompt and q.solution, q.id
         if q.kind == "NAT":
-            assert _finite_and_sane(q.answer), q.id
-            key = numeric_key(q)
-            assert key.accepts(Fraction(q.answer) if not isinstance(q.answer, float) else q.answer), q.id
-            for m in q.misconceptions:
-                assert _finite_and_sane(m.value), (q.id, m.tag)
-                assert not key.accepts(m.value if isinstance(m.value, float) else Fraction(m.value)), (q.id, m.tag)
+            _check_nat_key(q)
             continue
         assert len(q.options) == 4, q.id
         texts = [o.md for o in q.options]

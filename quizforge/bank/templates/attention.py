@@ -144,7 +144,8 @@ def scaled_score(chain: SeedChain) -> Draft:
 
 def _worth_asking(steps, i: int, j: int) -> bool:
     live = sum(not m for m in steps.masked[i])
-    return not steps.masked[i][j] and live > 1 and rounded(steps.weights[i][j], DECIMALS) != 0
+    # A key of 0.01 would let 0 into its range 0.00–0.02: ask only weights of at least 0.02.
+    return not steps.masked[i][j] and live > 1 and rounded(steps.weights[i][j], DECIMALS) >= 2 * 10**-DECIMALS
 
 
 @template("attention.weight", topic="attention", kind="NAT", marks=2, difficulty=2, title="An attention weight by hand")
@@ -156,7 +157,7 @@ def attention_weight(chain: SeedChain) -> Draft:
     if hidden:
         s.chance(1, 5)            # drawn as before, so unaffected seeds keep their question
     j = s.choice(live)
-    # Never ask for an entry the mask forces (a masked 0, the lone 1 of a one-key row) or one that rounds to 0.
+    # Never ask for an entry the mask forces (a masked 0, the lone 1 of a one-key row) or one that all but vanishes.
     askable = [(r, c) for r in range(len(Q)) for c in range(len(K))
                if _worth_asking(steps, r, c)]
     if (i, j) not in askable:
