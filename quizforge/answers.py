@@ -777,8 +777,10 @@ class NumericKey:
         decimal; never a long fraction (a 1% range around 3.15e23 reads 3.1185e23)."""
         if self.decimals is not None:
             return format_number(bound, self.decimals)
+        if bound.denominator == 1 and abs(bound) < 10**15:
+            return format_number(bound)
         shown = format_number(bound)
-        return shown if "/" not in shown else format_number(float(bound))
+        return shown if "/" not in shown and len(shown) <= 16 else format_number(float(bound))
 
 
 def exact(value: Number, *, unit: str | None = None, allow_percent: bool = False,
@@ -858,25 +860,23 @@ def _suffix_multiplier(key: NumericKey, word: str) -> int | None:
 
 
 def _refuse_if_too_coarse(key: NumericKey, text: str, value: Number) -> None:
-    """A short form such as '1.05M' stands for every number that rounds to it. When one of
-    those is accepted but the value as written is not, the short form is too coarse for
-    this question: say so instead of marking it wrong."""
+    """A short form such as '1.05M' that is the key correctly rounded to the digits written,
+    but not accepted, is too coarse for this question: say so instead of marking it wrong."""
     m = _SUFFIXED.fullmatch(text)
     multiplier = _suffix_multiplier(key, m.group(3)) if m else None
     if m is None or multiplier is None or multiplier <= 1:
         return
     places = len(m.group(2) or "")
-    half = Fraction(multiplier, 10**places) / key.scale / 2
-    low, high = key.interval()
-    x = _frac(value)
-    if x - half <= high and x + half >= low:
-        digits = len((m.group(1) + (m.group(2) or "")).lstrip("0")) or 1
-        need = {"exact": "the exact value", "rel": f"an answer within {float(key.tol):.1%}"}.get(
-            key.mode, "more precision than that")
-        raise AnswerError(
-            f"{_show(text.strip())} gives only {digits} significant figure{'s' if digits != 1 else ''}; "
-            f"this question needs {need}: write more digits"
-        )
+    step = Fraction(multiplier, 10**places) / key.scale       # one unit in the last digit written
+    if round_half_away(_frac(key.value) / step, 0) * step != _frac(value):
+        return
+    digits = len((m.group(1) + (m.group(2) or "")).lstrip("0")) or 1
+    need = {"exact": "the exact value", "rel": f"an answer within {float(key.tol):.1%}"}.get(
+        key.mode, "more precision than that")
+    raise AnswerError(
+        f"{_show(text.strip())} gives only {digits} significant figure{'s' if digits != 1 else ''}; "
+        f"this question needs {need}: write more digits"
+    )
 
 
 # ---- options ------------------------------------------------------------------------------
