@@ -14,6 +14,7 @@ from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import closed_form, decimal, fixed, integer, rounded, tex_int
 from quizforge.bank.template import Draft, template
 
+PARAMETERS = Unit("", "count")     # a plain count that may be typed as 1.05M or 175B where precise enough
 D_MODELS = (128, 256, 384, 512, 640, 768, 1024, 1280, 1536, 2048)
 HEADS = (4, 8, 12, 16)
 
@@ -78,7 +79,7 @@ def projections(chain: SeedChain) -> Draft:
         prompt=(f"A multi-head self-attention layer has $d_{{model}} = {d}$ and $h = {h}$ heads. Its four projections "
                 f"$W_Q, W_K, W_V, W_O$ are $d_{{model}} \\times d_{{model}}$ linear maps {_bias_words(bias)}. "
                 "How many trainable parameters does the layer have?"),
-        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=integer, unit=PARAMETERS,
         solution=[
             Step("Four projections", "Each of $W_Q, W_K, W_V, W_O$ maps $d_{model} \\to d_{model}$: the heads split the "
                                      "output columns, so they do not change the count." + (" Each has a bias of size $d_{model}$." if bias else "")),
@@ -113,7 +114,7 @@ def gqa_attention(chain: SeedChain) -> Draft:
     return Draft(
         prompt=(f"An attention layer with $d_{{model}} = {d}$, $h = {h}$ query heads of size $d_{{head}} = {d_head}$ uses {kind}. "
                 "Its projections have no biases. How many parameters do $W_Q, W_K, W_V$ and $W_O$ have together?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[
             Step("Shapes", f"$W_Q$: ${d} \\times {h * d_head}$, $W_K$ and $W_V$: ${d} \\times {h_kv * d_head}$ each, "
                            f"$W_O$: ${h * d_head} \\times {d}$."),
@@ -152,8 +153,8 @@ def feed_forward(chain: SeedChain) -> Draft:
                       (3 if swiglu else 2) * d * d + (0 if swiglu else 2 * d)),
     ]
     return Draft(
-        prompt=f"How many trainable parameters does {block} have?",
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        prompt=f"Consider {block}. How many trainable parameters does it have?",
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[_formula_step("Count", cfg, "N")],
         hints=["Count each weight matrix, then each bias vector.",
                "$3 d_{model} d_{ff}$" if swiglu else "$2 d_{model} d_{ff} + d_{ff} + d_{model}$",
@@ -185,7 +186,7 @@ def norms(chain: SeedChain) -> Draft:
         prompt=(f"A pre-norm decoder-only transformer has $L = {layers}$ layers with $d_{{model}} = {d}$. Each layer has two "
                 f"{norm}s (before attention and before the FFN) and one more {norm} follows the last layer. "
                 f"How many trainable parameters do all the {norm}s have together?"),
-        answer=count, misconceptions=wrong, fmt=integer,
+        answer=count, misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step(f"One {norm}", f"$\\gamma$" + ("" if rms else " and $\\beta$") + f": ${per}$ parameters."),
                   Step("All of them", f"$$(2L + 1) \\cdot {per} = ({2 * layers} + 1) \\cdot {per} = {tex_int(count)}$$")],
         hints=[f"{norm} learns " + ("a gain only." if rms else "a gain and a bias."), "$(2L+1) \\times$ per-norm count",
@@ -217,7 +218,7 @@ def encoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer encoder layer (as in Vaswani et al.) has $d_{{model}} = {d}$, $h = {h}$ heads and "
                 f"$d_{{ff}} = {d_ff}$: self-attention with $W_Q, W_K, W_V, W_O$, a ReLU feed-forward block, two LayerNorms, "
                 "and biases on every linear map. How many trainable parameters does it have?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step("Parts", "attention $4d^2 + 4d$, FFN $2 d\\,d_{ff} + d_{ff} + d$, two LayerNorms $2 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Attention, FFN, and two norms; every linear map has a bias.",
@@ -247,7 +248,7 @@ def decoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer decoder layer of an encoder–decoder model has $d_{{model}} = {d}$, $h = {h}$ and $d_{{ff}} = {d_ff}$: "
                 "masked self-attention, cross-attention over the encoder output, and a ReLU feed-forward block, each followed "
                 "by a LayerNorm; every linear map has a bias. How many trainable parameters does the layer have?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step("Parts", "two attention blocks $2(4d^2 + 4d)$, FFN $2 d\\,d_{ff} + d_{ff} + d$, three LayerNorms $3 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Three sublayers: self-attention, cross-attention, FFN.", "$8d^2 + 8d + 2 d\\,d_{ff} + d_{ff} + d + 6d$",
@@ -281,7 +282,7 @@ def embeddings(chain: SeedChain) -> Draft:
                 + ("Its output projection is tied to the token embedding matrix. " if tied else
                    "Its output projection (no bias) is a separate, untied matrix. ")
                 + "How many parameters do the embeddings and the output projection hold together?"),
-        answer=total, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        answer=total, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=PARAMETERS,
         solution=[Step("Token embeddings", f"$V \\cdot d_{{model}} = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
                   Step("Output head", "tied: no new parameters" if tied else f"untied: another ${tex_int(V * d)}$"),
                   Step("Positions", f"$n_{{ctx}} \\cdot d_{{model}} = {tex_int(positions)}$" if n_ctx else "RoPE has no parameters."),
