@@ -458,3 +458,19 @@ def test_counts_take_short_forms_when_they_are_precise_enough():
     with pytest.raises(answers.AnswerError, match="significant figures"):
         grade(q, "6.55M")
     assert grade(registry.question("flops.qk-0000"), "25165824 FLOPs").correct
+
+
+def test_readme_answer_writings_hold():
+    """Each example in the README's paragraph on answers, through the grading path."""
+    assert grade(registry.question("memory.kv_cache-1234"), "8 GiB").correct          # 8 GiB
+    assert grade(registry.question("memory.kv_cache-1234"), "8192 MiB").correct
+    assert grade(registry.question("positional.pe_value-0007"), "-0.737").correct
+    assert grade(registry.question("flops.qk-0000"), "25165824 FLOPs").correct
+    days = registry.question("flops.training_days-001a")
+    assert grade(days, answers.format_number(days.answer, days.decimals) + " days").correct
+    assert grade(registry.question("memory.kv_reduction-0001"), "2x").correct
+    assert grade(registry.question("params.projections-7f3a"), "4*1280^2").correct
+    with pytest.raises(answers.AnswerError, match="significant figures"):
+        grade(registry.question("params.projections-7f3a"), "6.55M")
+    key = answers.nat_range(0.0978, 2)
+    assert key.range_text() == "0.09 to 0.11" and answers.nat_range(0.125, 2).range_text() == "0.12 to 0.14"
