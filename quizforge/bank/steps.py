@@ -60,9 +60,32 @@ def sci(x: Any, digits: int = 3) -> str:
     x = float(x)
     if x.is_integer() and abs(x) < 1e6:
         return tex_int(x)
-    exponent = math.floor(math.log10(abs(x))) if x else 0
-    mantissa = f"{x / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
+    exponent, mantissa = _mantissa(x, digits)
     return f"{mantissa} \\times 10^{{{exponent}}}"
+
+
+def _mantissa(x: float, digits: int) -> tuple[int, str]:
+    """x = mantissa × 10^exponent, the mantissa to `digits` significant figures, halves away from zero."""
+    from decimal import Decimal
+
+    exponent = math.floor(math.log10(abs(x))) if x else 0
+    mantissa = fixed(Decimal(repr(x)).scaleb(-exponent), digits - 1)      # shifted exactly, not divided
+    if mantissa.lstrip("-").startswith("10"):          # 9.996 → 10.0: carry into the exponent
+        exponent += 1
+        mantissa = fixed(Decimal(repr(x)).scaleb(-exponent), digits - 1)
+    return exponent, (mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa)
+
+
+def sci_result(x: Any, digits: int = 3) -> str:
+    """'= 3.15 \\times 10^{23}' when that is x exactly, '\\approx 1.09 \\times 10^{22}' when it is rounded."""
+    x = float(x)
+    shown = sci(x, digits)
+    if x.is_integer() and abs(x) < 1e6:
+        return f"= {shown}"
+    exponent, mantissa = _mantissa(x, digits)
+    exact = float(mantissa) * 10.0**exponent == x or abs(float(mantissa) * 10.0**exponent - x) <= 1e-12 * abs(x)
+    sign = "=" if exact else "\\approx"
+    return f"{sign} {shown}"
 
 
 def scientific(x: Any, digits: int = 3) -> str:

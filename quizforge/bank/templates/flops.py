@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import closed_form, decimal, fixed, integer, places_to_separate, plural, rounded, sci, scientific, tex_int
+from quizforge.bank.steps import closed_form, decimal, fixed, integer, places_to_separate, plural, rounded, sci, sci_result, scientific, tex_int
 from quizforge.bank.template import Draft, template
 
 FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
@@ -194,7 +194,7 @@ def training_compute(chain: SeedChain) -> Draft:
         answer=total, rel_tol=0.01, unit=FLOPS, misconceptions=wrong, fmt=scientific,
         solution=[Step("Per token", "forward $2N$ (one multiply-add per parameter), backward $4N$ (gradients for activations "
                                     "and for weights): $6N$ FLOPs per token."),
-                  Step("Total", f"$$6 N D = 6 \\cdot {sci(N)} \\cdot {sci(D)} = {sci(total)}$$")],
+                  Step("Total", f"$$6 N D = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(total)}$$")],
         hints=["Forward is 2 FLOPs per parameter per token; backward is twice the forward.", "$C \\approx 6ND$",
                f"$N = {sci(N)}$, $D = {sci(D)}$"],
     )
@@ -262,8 +262,8 @@ def training_days(chain: SeedChain) -> Draft:
                 f"{peak_tflops} TFLOP/s in bf16, at a model FLOPs utilization (MFU) of {mfu:.0%}. Using $6ND$ for the training "
                 f"compute, how many days does training take? Give the answer to {places} {plural(places, 'decimal place')}."),
         answer=rounded(days, places), decimals=places, unit=DAYS, misconceptions=wrong, fmt=decimal(places),
-        solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} = {sci(flops)}$ FLOPs"),
-                  Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} = {sci(per_second)}$ FLOP/s"),
+        solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(flops)}$ FLOPs"),
+                  Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} {sci_result(per_second)}$ FLOP/s"),
                   Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {fixed(seconds, 0)}\\,\\mathrm{{s}} "
                                f"{_equals(days, places)} {fixed(days, places)}$$ days")],
         hints=["Time = compute ÷ achieved throughput.", "$t = 6ND / (G \\cdot P \\cdot \\mathrm{MFU})$",

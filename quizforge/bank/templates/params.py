@@ -326,7 +326,7 @@ def whole_model(chain: SeedChain) -> Draft:
     name = chain.stream("params").choice(_MODEL_PRESETS)
     cfg = get_preset(name)
     total = _count(cfg)
-    millions = lambda x: f"{x / 1e6:,.1f} M"  # noqa: E731
+    millions = lambda x: f"{fixed(Fraction(x) / 10**6, 1)} M"  # noqa: E731
     layer_cfg = cfg
     per_layer = _per_layer(cfg)
     from quizforge.accounting.formulas import param_closed_form
@@ -350,7 +350,7 @@ def whole_model(chain: SeedChain) -> Draft:
         answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
         fallback=lambda st: total * st.choice((0.5, 0.7, 1.4, 2.0, 3.0)),
         solution=[_formula_step("Count", layer_cfg, "N"),
-                  Step("In millions", f"$${tex_int(total)} \\approx {total / 1e6:,.1f}\\,\\mathrm{{M}}$$")],
+                  Step("In millions", f"$${tex_int(total)} \\approx {fixed(Fraction(total, 10**6), 1).replace(',', '{,}')}\\,\\mathrm{{M}}$$")],
         hints=(["Per layer: attention $4d^2$ plus a SwiGLU FFN $3 d\\,d_{ff}$, no biases; then the embeddings and the head.",
                 "$L(4d^2 + 3 d\\,d_{ff} + 2d) + 2 V d + d$"] if cfg.activation == "swiglu" else
                ["Per layer ≈ $12 d^2$; then add the embeddings.", "$L(12d^2 + \\ldots) + V d + n_{ctx} d$"])
