@@ -27,6 +27,10 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   a bare number being bytes; "flops": FLOP, FLOPs, FLOPS with an optional prefix
   k/K M G T P E (GFLOPs, 1.2 PFLOP), or a count multiplier (175B, 1.2P, 175B FLOPs).
   A unit scales the power/number just before it: '1 + 2K' is 2001, '2^30 B' 2^30.
+  `names`: the words for the unit a question asks in ('days'), accepted once, at the
+  very end, as that unit ('4.8 days'); with 'x' among them a trailing 'x' or '×' marks a
+  ratio ('4x'). A short form that is the key rounded to the digits written but is not
+  accepted ('1.05M' where the exact count is asked) is refused with that reason.
   `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
   number is read in that unit, a number with a unit is converted to it.
 

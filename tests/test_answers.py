@@ -791,3 +791,25 @@ def test_grammar_like_text_only_ever_raises_answer_error(text):
 @given(st.fractions(max_denominator=10**6).filter(lambda x: abs(x) < 10**15))
 def test_format_number_reads_back(x):
     assert parse_number(format_number(x)) == x
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1000, 10**13))
+def test_the_short_form_of_an_exact_count_is_accepted_or_refused_with_the_reason(n):
+    """'1.05M' for 1,050,624 is never silently marked wrong: right, or too coarse and said so."""
+    key = exact(n, unit="count")
+    text = si_short(n)
+    try:
+        checked = check_numeric(key, text)
+    except AnswerError as e:
+        assert "significant figure" in str(e) and "exact value" in str(e)
+    else:
+        assert checked.correct and parse_number(text, "count") == n
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(0, 3), st.sampled_from(["days", "day", "x", "times"]))
+def test_a_number_followed_by_the_named_unit_reads_as_the_number(m, k, word):
+    value = F(m, 10**k)
+    text = format_number(value, k) + ("" if word == "x" else " ") + word
+    assert parse_number(text, names=("days", "day", "x", "times")) == value
