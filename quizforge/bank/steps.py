@@ -40,6 +40,11 @@ def rounded(x: Any, places: int) -> float:
     return round_away(x, places)
 
 
+def equals_sign(value: Any, places: int) -> str:
+    """'=' before a value printed to `places` decimals when that is exact, LaTeX '\\approx' when rounded."""
+    return "=" if rounded(value, places) == value else "\\approx"
+
+
 def plural(count: int, noun: str) -> str:
     """The noun for `count` of it: plural(1, 'sequence') == 'sequence', plural(4, ...) == 'sequences'."""
     return noun if count == 1 else noun + "s"

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import closed_form, decimal, fixed, integer, places_to_separate, plural, rounded, sci, sci_result, scientific, tex_int
+from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, integer, places_to_separate, plural, rounded,
+                                  sci, sci_result, scientific, tex_int)
 from quizforge.bank.template import Draft, template
 
 FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
@@ -220,16 +221,11 @@ def rnn_vs_attention(chain: SeedChain) -> Draft:
                 "ratio of self-attention's cost to the recurrent layer's? Give it to 2 decimal places."),
         answer=rounded(ratio, 2), decimals=2, unit=RATIO, misconceptions=[m for m in wrong if m.value < 1e7], fmt=decimal(2),
         solution=[Step("Ratio", f"$$\\frac{{n^2 d}}{{n d^2}} = \\frac{{n}}{{d}} = \\frac{{{n}}}{{{d}}} "
-                                f"{_equals(ratio, 2)} {fixed(ratio, 2)}$$"),
+                                f"{equals_sign(ratio, 2)} {fixed(ratio, 2)}$$"),
                   Step("Reading it", "self-attention is cheaper than a recurrent layer while $n < d$, "
                                      + ("as here." if n < d else "which is not the case here."))],
         hints=["Cancel the common factor n·d.", "$n/d$", f"$n = {n}$, $d = {d}$"],
     )
-
-
-def _equals(value, places: int) -> str:
-    """'=' when the printed value is exact, '≈' (LaTeX) when it is rounded."""
-    return "=" if rounded(value, places) == value else "\\approx"
 
 
 _GPUS = (("A100", 312), ("H100", 989))
@@ -265,7 +261,7 @@ def training_days(chain: SeedChain) -> Draft:
         solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(flops)}$ FLOPs"),
                   Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} {sci_result(per_second)}$ FLOP/s"),
                   Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {fixed(seconds, 0)}\\,\\mathrm{{s}} "
-                               f"{_equals(days, places)} {fixed(days, places)}$$ days")],
+                               f"{equals_sign(days, places)} {fixed(days, places)}$$ days")],
         hints=["Time = compute ÷ achieved throughput.", "$t = 6ND / (G \\cdot P \\cdot \\mathrm{MFU})$",
                f"$G = {count}$, $P = {peak_tflops}$ TFLOP/s"],
     )

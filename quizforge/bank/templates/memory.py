@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import closed_form, decimal, fixed, places_to_separate, plural, rounded, tex_int
+from quizforge.bank.steps import closed_form, decimal, equals_sign, fixed, places_to_separate, plural, rounded, tex_int
 from quizforge.bank.template import Draft, template
-
-def _equals(value, places: int) -> str:
-    """'=' when the printed value is exact, '≈' (LaTeX) when it is rounded."""
-    return "=" if rounded(value, places) == value else "\\approx"
-
 
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 MiB, GiB = 2**20, 2**30
@@ -45,7 +40,7 @@ def attention_scores(chain: SeedChain) -> Draft:
         answer=rounded(mib, places), decimals=places, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Entries", f"$B \\cdot h \\cdot n^2 = {B} \\cdot {h} \\cdot {n}^2 = {tex_int(entries)}$"),
                   Step("Bytes", f"${tex_int(entries)} \\cdot {size} = {tex_int(entries * size)}$ bytes"),
-                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {_equals(mib, places)} {fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
+                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {equals_sign(mib, places)} {fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
         hints=["One n × n matrix per head and per sequence; d_model does not enter.", "$B h n^2 \\times$ bytes per entry",
                f"{dtype}: {size} bytes"],
     )
@@ -100,7 +95,7 @@ def kv_cache(chain: SeedChain) -> Draft:
                 f"positions, how large is the KV cache in {dtype}, in GiB? Give the answer to {places} decimal places."),
         answer=rounded(gib, places), decimals=places, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(places),
         solution=[closed_form("Bytes", expr, values, total, lhs="M"),
-                  Step("GiB", f"$${tex_int(total)} / 2^{{30}} {_equals(gib, places)} {fixed(gib, places)}\\,\\mathrm{{GiB}}$$")],
+                  Step("GiB", f"$${tex_int(total)} / 2^{{30}} {equals_sign(gib, places)} {fixed(gib, places)}\\,\\mathrm{{GiB}}$$")],
         hints=["K and V, for every layer, sequence, position and KV head.", "$2 L B n h_{kv} d_{head} \\times$ bytes",
                f"$L = {cfg.n_layers}$, $h_{{kv}} d_{{head}} = {cfg.n_kv_heads * cfg.d_head}$"],
     )
