@@ -29,8 +29,8 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   A unit scales the power/number just before it: '1 + 2K' is 2001, '2^30 B' 2^30.
   `names`: the words for the unit a question asks in ('days'), accepted once, at the
   very end, as that unit ('4.8 days'); with 'x' among them a trailing 'x' or '×' marks a
-  ratio ('4x'). A short form that is the key rounded to the digits written but is not
-  accepted ('1.05M' where the exact count is asked) is refused with that reason.
+  ratio ('4x'). A short form too coarse for the accepted range and not in it ('1.05M'
+  where the exact count is asked) is refused with that reason (check_numeric).
   `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
   number is read in that unit, a number with a unit is converted to it.
 
@@ -864,15 +864,17 @@ def _suffix_multiplier(key: NumericKey, word: str) -> int | None:
 
 
 def _refuse_if_too_coarse(key: NumericKey, text: str, value: Number) -> None:
-    """A short form such as '1.05M' that is the key correctly rounded to the digits written,
-    but not accepted, is too coarse for this question: say so instead of marking it wrong."""
+    """A short form such as '1.05M' whose last digit written is worth more than the whole
+    accepted range is too coarse to be judged: say so instead of marking it wrong. The rule
+    looks only at the range's width, never at the key, so in a mock it reveals nothing."""
     m = _SUFFIXED.fullmatch(text)
     multiplier = _suffix_multiplier(key, m.group(3)) if m else None
     if m is None or multiplier is None or multiplier <= 1:
         return
     places = len(m.group(2) or "")
     step = Fraction(multiplier, 10**places) / key.scale       # one unit in the last digit written
-    if round_half_away(_frac(key.value) / step, 0) * step != _frac(value):
+    low, high = key.interval()
+    if step <= high - low:
         return
     digits = len((m.group(1) + (m.group(2) or "")).lstrip("0")) or 1
     need = {"exact": "the exact value", "rel": f"an answer within {float(key.tol):.1%}"}.get(

@@ -600,9 +600,15 @@ def test_too_coarse_short_forms_are_refused_with_the_reason(key, text, fragment)
     assert fragment in str(e.value) and "\n" not in str(e.value)
 
 
-def test_a_short_form_that_is_simply_wrong_is_marked_wrong_not_refused():
-    assert not check_numeric(exact(1_050_624, unit="count"), "2.1M").correct
-    assert not check_numeric(exact(174_604_259_328, unit="count"), "350B").correct
+def test_a_short_form_precise_enough_for_the_range_is_marked_wrong_not_refused():
+    assert not check_numeric(within_rel(1_050_624, F(1, 100), unit="count"), "2.10M").correct
+    assert not check_numeric(within_rel(174_604_259_328, F(1, 100), unit="count"), "350B").correct
+
+
+def test_the_refusal_depends_on_the_range_width_never_on_the_key():
+    for text in ("1.05M", "2.1M"):                # right to 3 figures, or simply wrong: the same message
+        with pytest.raises(AnswerError, match="gives only"):
+            check_numeric(exact(1_050_624, unit="count"), text)
 
 
 def test_every_matching_alternative_is_reported():
