@@ -180,6 +180,11 @@ def attention_weight(chain: SeedChain) -> Draft:
 def attention_output(chain: SeedChain) -> Draft:
     s, Q, K, V, causal, steps = _problem(chain)
     i, c = s.integer(0, len(Q) - 1), s.integer(0, len(V[0]) - 1)
+    # An entry of 0.01 would let 0 into its range 0.00–0.02: ask one of at least 0.02 when there is one.
+    askable = [(r, k) for r in range(len(Q)) for k in range(len(V[0]))
+               if abs(rounded(steps.output[r][k], DECIMALS)) >= 2 * 10**-DECIMALS]
+    if askable and (i, c) not in askable:
+        i, c = s.choice(askable)
     value = steps.output[i][c]
     mis = []
     for tag, w in _variants(steps).items():
