@@ -27,6 +27,10 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   a bare number being bytes; "flops": FLOP, FLOPs, FLOPS with an optional prefix
   k/K M G T P E (GFLOPs, 1.2 PFLOP), or a count multiplier (175B, 1.2P, 175B FLOPs).
   A unit scales the power/number just before it: '1 + 2K' is 2001, '2^30 B' 2^30.
+  `names`: the words for the unit a question asks in ('days'), accepted once, at the
+  very end, as that unit ('4.8 days'); with 'x' among them a trailing 'x' or '×' marks a
+  ratio ('4x'). A short form too coarse for the accepted range and not in it ('1.05M'
+  where the exact count is asked) is refused with that reason (check_numeric).
   `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
   number is read in that unit, a number with a unit is converted to it.
 
@@ -48,8 +52,9 @@ all-or-nothing with no negative marks, an unattempted question scores 0.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence, Union
 
@@ -58,7 +63,7 @@ from quizforge.matrices import check_shape, parse_matrix
 
 __all__ = [
     "AnswerError", "Number", "Matrix", "parse_number", "parse_choice", "parse_matrix_answer",
-    "NumericKey", "exact", "within_abs", "within_rel", "in_range", "nat_range", "round_half_away",
+    "NumericKey", "exact", "within_abs", "within_rel", "in_range", "nat_range", "round_half_away", "rounded",
     "ChoiceKey", "MatrixKey", "Checked", "check_numeric", "check_choice", "check_matrix",
     "gate_score", "gate_score_exact", "format_number", "format_choice", "si_short",
     "MAX_CHARS", "MAX_DEPTH", "MAX_MAGNITUDE", "UNIT_FAMILIES", "FUNCTIONS", "KINDS",
@@ -304,8 +309,9 @@ def _exact_root(x: Fraction, q: int) -> Fraction | None:
 
 class _Parser:
     def __init__(self, text: str, tokens: list[_Tok], unit: str | None, allow_percent: bool,
-                 scale: Fraction = Fraction(1)) -> None:
+                 scale: Fraction = Fraction(1), names: tuple[str, ...] = ()) -> None:
         self.text = text
+        self.names = frozenset(name.lower() for name in names)
         self.scale = scale
         self.tokens = tokens
         self.unit = unit
@@ -377,9 +383,16 @@ class _Parser:
                                "the sum" if tok.kind == "+" else "the difference")
         return value
 
+    def is_ratio_mark(self, tok: _Tok) -> bool:
+        """A trailing 'x' or '×' where the question asks for a ratio: '4x' is 4."""
+        return "x" in self.names and tok.text in ("x", "X", "\u00d7") and self.peek(1) is None
+
     def term(self) -> Number:
         value = self.unary()
         while (tok := self.peek()) is not None and (tok.kind in ("*", "/") or self.is_times_word(tok)):
+            if self.is_ratio_mark(tok):
+                self.i += 1
+                break
             self.i += 1
             rhs = self.unary()
             if tok.kind == "/":
@@ -490,6 +503,9 @@ class _Parser:
         nxt = self.peek(1)
         if tok.text.lower() in FUNCTIONS or tok.text.lower() == "log" or (nxt is not None and nxt.kind == "("):
             return value      # reported as a missing operator
+        if tok.text.lower() in self.names and nxt is None:     # the question's own unit: '4.8 days'
+            self.i += 1
+            return value
         multiplier, used = self.unit_multiplier(tok, nxt)
         self.i += used
         return self.check(value * multiplier, tok, f"the value in {tok.text}")
@@ -589,13 +605,15 @@ class _Parser:
 
 
 def parse_number(text: str, unit: str | None = None, *, allow_percent: bool = False,
-                 scale: int | Fraction = 1) -> Number:
+                 scale: int | Fraction = 1, names: Sequence[str] = ()) -> Number:
     """Read a learner's number: a Fraction when exact, a float once a function or a
     fractional power was involved. `unit` names the unit family allowed (None, "count",
     "bytes", "flops"); values with units come back in base units (bytes, FLOPs, ones)
     divided by `scale`, the size of the unit the question asks in (2**30 when it asks
     in GiB), while a bare number is taken to be in that unit already. `allow_percent`
-    lets '15%' mean 0.15. Raises AnswerError with a one-line message."""
+    lets '15%' mean 0.15. `names` are words for the unit the question asks in ('days';
+    'x' for a ratio): one may end the answer and means that unit ('4.8 days', '4x').
+    Raises AnswerError with a one-line message."""
     family = _unit_family(unit)
     scale = Fraction(scale)
     if scale <= 0:
@@ -606,7 +624,7 @@ def parse_number(text: str, unit: str | None = None, *, allow_percent: bool = Fa
         raise AnswerError(f"answer is {len(text)} characters long (at most {MAX_CHARS})")
     if not text.strip():
         raise AnswerError("empty answer: give a number")
-    return _Parser(text, _tokenize(text), family, allow_percent, scale).parse()
+    return _Parser(text, _tokenize(text), family, allow_percent, scale, tuple(names)).parse()
 
 
 # =============================================================================== keys
@@ -625,12 +643,30 @@ def _frac(x: Number) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x)
 
 
+_WIDE = Context(prec=80)   # every value within ±1e30 to 12 places fits
+
+
 def round_half_away(x: Number, decimals: int) -> Fraction:
-    """x rounded to `decimals` places, halves away from zero, exactly: 0.125 → 0.13, -0.125 → -0.13."""
+    """x rounded to `decimals` places, halves away from zero: 0.125 → 0.13, -0.125 → -0.13.
+
+    The one rounding rule of the bank: keys, ranges and printed values all come through here.
+    A float is rounded as its shortest decimal form reads (2.675 → 2.68, as a person would),
+    not as its binary value (2.67499999…); exact values are rounded exactly."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"cannot round {x}")
+        q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP,
+                                          context=_WIDE)
+        return Fraction(q)
     f = _frac(x)
     scaled = abs(f) * 10**decimals
     r = math.floor(scaled + Fraction(1, 2))
     return Fraction(r if f >= 0 else -r, 10**decimals)
+
+
+def rounded(x: Number, decimals: int) -> float:
+    """round_half_away as a float, for keys stored as floats (round() would round half to even)."""
+    return float(round_half_away(x, decimals))
 
 
 @dataclass(frozen=True)
@@ -651,6 +687,7 @@ class NumericKey:
     unit: str | None = None
     allow_percent: bool = False
     scale: Fraction = Fraction(1)
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -722,16 +759,32 @@ class NumericKey:
                 return label
         return None
 
+    def all_matches(self, x: Number,
+                    alternatives: Mapping[str, Number] | Iterable[tuple[str, Number]]) -> tuple[str, ...]:
+        """The labels of every alternative value x matches, in order (two wrong formulas can agree)."""
+        items = alternatives.items() if isinstance(alternatives, Mapping) else alternatives
+        return tuple(label for label, other in items if other is not None and self.matches(x, other))
+
     def parse(self, text: str) -> Number:
         """Read a learner's text the way this key expects (unit family, percent, scale)."""
-        return parse_number(text, self.unit, allow_percent=self.allow_percent, scale=self.scale)
+        return parse_number(text, self.unit, allow_percent=self.allow_percent, scale=self.scale, names=self.names)
 
     def range_text(self) -> str:
         """The accepted values as GATE prints them: '0.49 to 0.51', or the exact value."""
         low, high = self.interval()
         if low == high:
-            return format_number(low)
-        return f"{format_number(low, self.decimals)} to {format_number(high, self.decimals)}"
+            return self._bound_text(low)
+        return f"{self._bound_text(low)} to {self._bound_text(high)}"
+
+    def _bound_text(self, bound: Fraction) -> str:
+        """A bound as the question writes numbers: fixed decimals, an integer, or a short
+        decimal; never a long fraction (a 1% range around 3.15e23 reads 3.1185e23)."""
+        if self.decimals is not None:
+            return format_number(bound, self.decimals)
+        if bound.denominator == 1 and abs(bound) < 10**15:
+            return format_number(bound)
+        shown = format_number(bound)
+        return shown if "/" not in shown and len(shown) <= 16 else format_number(float(bound))
 
 
 def exact(value: Number, *, unit: str | None = None, allow_percent: bool = False,
@@ -783,6 +836,7 @@ class Checked:
     value: object
     correct: bool
     matched: str | None = None
+    also: tuple[str, ...] = ()     # further alternatives the wrong answer equals just as well
 
 
 def check_numeric(key: NumericKey, text: str,
@@ -791,8 +845,44 @@ def check_numeric(key: NumericKey, text: str,
     alternatives under the key's tolerance. Raises AnswerError when text is unreadable."""
     value = key.parse(text)
     correct = key.accepts(value)
-    matched = None if correct or alternatives is None else key.first_match(value, alternatives)
-    return Checked(value, correct, matched)
+    if not correct:
+        _refuse_if_too_coarse(key, text, value)
+    found = () if correct or alternatives is None else key.all_matches(value, alternatives)
+    return Checked(value, correct, found[0] if found else None, found[1:])
+
+
+_SUFFIXED = re.compile(r"\s*[+]?(\d+)(?:\.(\d*))?\s*([A-Za-z]+)(?:\s*(?:FLOPs?|FLOPS|flops?))?\s*")
+
+
+def _suffix_multiplier(key: NumericKey, word: str) -> int | None:
+    if key.unit == "count":
+        return _count_unit(word)
+    if key.unit == "flops":
+        found = _flop_unit(word)
+        return found if found is not None else (_FLOP_MULTIPLIERS.get(word) or _COUNT_WORDS.get(word.lower()))
+    return None
+
+
+def _refuse_if_too_coarse(key: NumericKey, text: str, value: Number) -> None:
+    """A short form such as '1.05M' whose last digit written is worth more than the whole
+    accepted range is too coarse to be judged: say so instead of marking it wrong. The rule
+    looks only at the range's width, never at the key, so in a mock it reveals nothing."""
+    m = _SUFFIXED.fullmatch(text)
+    multiplier = _suffix_multiplier(key, m.group(3)) if m else None
+    if m is None or multiplier is None or multiplier <= 1:
+        return
+    places = len(m.group(2) or "")
+    step = Fraction(multiplier, 10**places) / key.scale       # one unit in the last digit written
+    low, high = key.interval()
+    if step <= high - low:
+        return
+    digits = len((m.group(1) + (m.group(2) or "")).lstrip("0")) or 1
+    need = {"exact": "the exact value", "rel": f"an answer within {float(key.tol):.1%}"}.get(
+        key.mode, "more precision than that")
+    raise AnswerError(
+        f"{_show(text.strip())} gives only {digits} significant figure{'s' if digits != 1 else ''}; "
+        f"this question needs {need}: write more digits"
+    )
 
 
 # ---- options ------------------------------------------------------------------------------

@@ -538,6 +538,96 @@ def test_round_half_away():
     assert round_half_away(F(1, 3), 2) == F(33, 100)
 
 
+@pytest.mark.parametrize("x,places,expected", [
+    (0.125, 2, "0.13"), (-0.125, 2, "-0.13"), (0.625, 2, "0.63"), (1.125, 2, "1.13"), (3.125, 2, "3.13"),
+    (2.675, 2, "2.68"),       # binary 2.67499999…: rounded as its decimal form reads, not half to even
+    (1.005, 2, "1.01"), (0.5, 0, "1"), (2.5, 0, "3"), (-2.5, 0, "-3"), (1.575e25, 2, "15750000000000000000000000.00"),
+    (F(1, 8), 2, "0.13"), (Decimal("0.0005"), 3, "0.001"),
+])
+def test_rounding_is_half_away_from_zero_for_every_type(x, places, expected):
+    assert round_half_away(x, places) == F(Decimal(expected))
+    assert answers.rounded(x, places) == float(Decimal(expected))
+    if places:
+        assert format_number(x, places) == f"{Decimal(expected):,}"
+
+
+def test_nat_range_on_a_tie_is_centred_on_the_rounded_away_key():
+    key = nat_range(0.125, 2)                     # flops.rnn_vs_attention-0001: n/d = 1/8
+    assert key.interval() == (F(12, 100), F(14, 100)) and not key.accepts(F(11, 100))
+    assert nat_range(3.125, 2).range_text() == "3.12 to 3.14"
+
+
+def test_range_text_reads_like_the_question_never_a_long_fraction():
+    assert within_rel(3.15e23, F(1, 100), unit="flops").range_text() == "3.1185e23 to 3.1815e23"
+    assert within_rel(1_000_000, F(1, 100)).range_text() == "990,000 to 1,010,000"
+    assert nat_range(F(1, 3), 2).range_text() == "0.32 to 0.34"
+
+
+@pytest.mark.parametrize("text,names,expected", [
+    ("4.8 days", ("days", "day"), F(48, 10)), ("1 day", ("days", "day"), F(1)), ("4.8 DAYS", ("days",), F(48, 10)),
+    ("4x", ("x",), F(4)), ("4 x", ("x",), F(4)), ("4×", ("x",), F(4)), ("4 times", ("x", "times"), F(4)),
+    ("2*3x", ("x",), F(6)), ("2 x 3", ("x",), F(6)),
+])
+def test_the_unit_a_question_names_may_end_the_answer(text, names, expected):
+    assert parse_number(text, names=names) == expected
+
+
+@pytest.mark.parametrize("text,names", [("4.8 days", ()), ("4x", ()), ("4 days 2", ("days",)), ("days", ("days",)),
+                                        ("4 weeks", ("days",))])
+def test_unit_names_are_read_only_where_the_question_asks_and_only_at_the_end(text, names):
+    with pytest.raises(AnswerError):
+        parse_number(text, names=names)
+
+
+def test_si_short_forms_are_accepted_when_precise_enough():
+    key = within_rel(1_050_624, F(1, 100), unit="count")
+    assert check_numeric(key, "1.05M").correct and check_numeric(key, "1,050.624K").correct
+    assert check_numeric(exact(175_000_000_000, unit="count"), "175B").correct
+    assert check_numeric(exact(1_050_624, unit="count"), "1.050624M").correct
+    assert check_numeric(exact(25_165_824, unit="flops"), "25165824 FLOPs").correct
+
+
+@pytest.mark.parametrize("key,text,fragment", [
+    (exact(1_050_624, unit="count"), "1.05M", "'1.05M' gives only 3 significant figures; this question needs the exact value"),
+    (exact(174_604_259_328, unit="count"), "175B", "3 significant figures"),
+    (within_rel(3.15e14, F(1, 100), unit="flops"), "0.3P FLOPs", "within 1.0%"),
+    (within_rel(175 * 10**9, F(1, 1000), unit="count"), "0.2T", "1 significant figure"),
+    (nat_range(F(174_604_259_328, 10**9), 2, unit="count", scale=10**9), "175B", "more precision"),
+])
+def test_too_coarse_short_forms_are_refused_with_the_reason(key, text, fragment):
+    with pytest.raises(AnswerError) as e:
+        check_numeric(key, text)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_short_form_precise_enough_for_the_range_is_marked_wrong_not_refused():
+    assert not check_numeric(within_rel(1_050_624, F(1, 100), unit="count"), "2.10M").correct
+    assert not check_numeric(within_rel(174_604_259_328, F(1, 100), unit="count"), "350B").correct
+
+
+def test_the_refusal_depends_on_the_range_width_never_on_the_key():
+    for text in ("1.05M", "2.1M"):                # right to 3 figures, or simply wrong: the same message
+        with pytest.raises(AnswerError, match="gives only"):
+            check_numeric(exact(1_050_624, unit="count"), text)
+
+
+def test_every_matching_alternative_is_reported():
+    checked = check_numeric(exact(3_152_384), "3150336", [("no-norms", 3_150_336), ("no-attention-bias", 3_150_336),
+                                                          ("no-ffn", 1_052_672)])
+    assert checked.matched == "no-norms" and checked.also == ("no-attention-bias",)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.decimals(min_value=-10**6, max_value=10**6, places=4, allow_nan=False, allow_infinity=False),
+       st.integers(0, 3))
+def test_rounding_agrees_with_decimal_round_half_up(d, places):
+    from decimal import ROUND_HALF_UP
+
+    expected = F(d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+    assert round_half_away(F(d), places) == expected
+    assert round_half_away(float(d), places) == expected       # a float as its shortest decimal form reads
+
+
 # =============================================================================== safety contract
 
 def test_module_never_evaluates_text():
@@ -707,3 +797,25 @@ def test_grammar_like_text_only_ever_raises_answer_error(text):
 @given(st.fractions(max_denominator=10**6).filter(lambda x: abs(x) < 10**15))
 def test_format_number_reads_back(x):
     assert parse_number(format_number(x)) == x
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1000, 10**13))
+def test_the_short_form_of_an_exact_count_is_accepted_or_refused_with_the_reason(n):
+    """'1.05M' for 1,050,624 is never silently marked wrong: right, or too coarse and said so."""
+    key = exact(n, unit="count")
+    text = si_short(n)
+    try:
+        checked = check_numeric(key, text)
+    except AnswerError as e:
+        assert "significant figure" in str(e) and "exact value" in str(e)
+    else:
+        assert checked.correct and parse_number(text, "count") == n
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(0, 3), st.sampled_from(["days", "day", "x", "times"]))
+def test_a_number_followed_by_the_named_unit_reads_as_the_number(m, k, word):
+    value = F(m, 10**k)
+    text = format_number(value, k) + ("" if word == "x" else " ") + word
+    assert parse_number(text, names=("days", "day", "x", "times")) == value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -55,7 +56,8 @@ PINNED = {
         "in GiB? Give the answer to 2 decimal places.", [], 8.0),   # 2·32·32·512·4096·2 B = 8 GiB
     "flops.training-00ff": (
         "Using the standard approximation, how many FLOPs does training a 175B-parameter dense transformer on 15T "
-        "tokens take? (Give a number such as `3.2e21`.)", [], 1.575e25),   # 6·175e9·15e12
+        "tokens take? (Give it to 3 significant figures, as in `3.15e21`; answers within 1% are accepted.)", [],
+        1.575e25),   # 6·175e9·15e12
 }
 
 
@@ -147,6 +149,36 @@ def _finite_and_sane(value) -> bool:
     return math.isfinite(x) and abs(x) < 1e30
 
 
+def _as_typed(answer_md: str) -> str:
+    """The key as the question shows it, typed back: '3.15 \\times 10^{23}' → '3.15e23'."""
+    text = answer_md.replace("$", "").replace("{,}", ",")
+    mantissa, times, exponent = text.partition(" \\times 10^")
+    return mantissa + ("e" + exponent.strip("{}").split("}")[0] + exponent.split("}", 1)[1] if times else "")
+
+
+def _check_nat_key(q) -> None:
+    """The general rules of a NAT key, for any question (issue 13)."""
+    assert _finite_and_sane(q.answer), q.id
+    key = numeric_key(q)
+    low, high = key.interval()
+    exact_key = Fraction(q.answer)
+    assert key.accepts(q.answer if isinstance(q.answer, float) else exact_key), q.id
+    # A key that is not 0 never accepts 0 …
+    if q.answer != 0:
+        assert not low <= 0 <= high, (q.id, key.range_text())
+    # … nor any listed mistake.
+    for m in q.misconceptions:
+        assert _finite_and_sane(m.value), (q.id, m.tag)
+        assert not key.accepts(m.value if isinstance(m.value, float) else Fraction(m.value)), (q.id, m.tag)
+    # The precision asked and the range accepted agree: the key as the question shows it is accepted,
+    # a key with stated decimals is stored rounded half away from zero, and the range reads like the question.
+    assert grade(q, _as_typed(q.answer_md)).correct, (q.id, q.answer_md)
+    if q.decimals is not None:
+        assert float(answers.round_half_away(q.answer, q.decimals)) == float(q.answer), (q.id, q.answer)
+        assert f"{q.decimals} decimal place" in q.prompt or q.decimals == 0, q.id
+    assert "/" not in key.range_text(), (q.id, key.range_text())
+
+
 @pytest.mark.parametrize("template", TEMPLATES, ids=IDS)
 def test_stress_every_template_over_a_thousand_seeds(template):
     positions: Counter[int] = Counter()
@@ -154,12 +186,7 @@ def test_stress_every_template_over_a_thousand_seeds(template):
         q = template.question(seed)
         assert q.prompt and q.solution, q.id
         if q.kind == "NAT":
-            assert _finite_and_sane(q.answer), q.id
-            key = numeric_key(q)
-            assert key.accepts(Fraction(q.answer) if not isinstance(q.answer, float) else q.answer), q.id
-            for m in q.misconceptions:
-                assert _finite_and_sane(m.value), (q.id, m.tag)
-                assert not key.accepts(m.value if isinstance(m.value, float) else Fraction(m.value)), (q.id, m.tag)
+            _check_nat_key(q)
             continue
         assert len(q.options) == 4, q.id
         texts = [o.md for o in q.options]
@@ -295,3 +322,155 @@ def test_terminal_text_has_no_latex_left_over():
             for text in texts:
                 shown = markdown_to_terminal(text)
                 assert not any(c in shown for c in "{}\\$"), (q.id, shown)
+
+
+# --- issue 13: keys, ranges and feedback at the edges (each ID reproduced the bug) --------------
+
+def test_a_short_training_run_is_not_a_zero_key():
+    q = registry.question("flops.training_days-001a")       # 3,662 s: 0.042 days, asked to 3 places
+    assert q.answer == pytest.approx(0.042) and q.decimals == 3 and "3 decimal places" in q.prompt
+    assert not grade(q, "0").correct and grade(q, "0.042").correct and grade(q, "0.042 days").correct
+    q = registry.question("flops.training_days-000d")       # true 0.1486 days
+    assert q.answer == pytest.approx(0.15) and q.decimals == 2
+    for listed_mistake in ("0", "0.05", "0.2"):
+        assert not grade(q, listed_mistake).correct, listed_mistake
+
+
+@pytest.mark.parametrize("qid,key,rejected", [
+    ("flops.rnn_vs_attention-0001", 0.13, "0.11"),         # n/d = 0.125 exactly
+    ("memory.kv_cache-0026", 0.63, "0.61"),                # 0.625 GiB
+    ("memory.kv_cache-0114", 1.13, "1.11"),                # 1.125 GiB
+    ("memory.kv_cache-007d", 3.13, "3.11"),                # 3.125 GiB
+])
+def test_ties_round_half_away_from_zero_in_key_range_and_solution(qid, key, rejected):
+    q = registry.question(qid)
+    assert q.answer == key and not grade(q, rejected).correct and grade(q, f"{key + 0.01:.2f}").correct
+    shown = f"{key:.2f}"
+    assert q.answer_md.startswith(shown)
+    assert any(f"\\approx {shown}" in s.md for s in q.solution) or qid.startswith("flops"), qid
+
+
+def test_rnn_ratio_solution_says_approx_and_accepts_4x_style():
+    q = registry.question("flops.rnn_vs_attention-0001")
+    assert "\\approx 0.13" in q.solution[0].md
+    assert grade(q, "0.13x").correct and grade(q, "0.125 x").correct
+
+
+def test_training_compute_asks_the_precision_it_accepts():
+    q = registry.question("flops.training-0023")            # 3.15e23
+    assert "3 significant figures" in q.prompt
+    assert grade(q, "3.15e23").correct and grade(q, "3.15e23 FLOPs").correct
+    assert not grade(q, "3.2e23").correct                   # 2 figures: not what was asked
+
+
+def test_ranges_print_in_the_question_format():
+    assert grade(registry.question("flops.training-0000"), "1").accepted == "3.1185e22 to 3.1815e22"
+    assert grade(registry.question("memory.kv_cache-0026"), "1").accepted == "0.62 to 0.64"
+
+
+def test_gib_and_gb_are_told_apart():
+    q = registry.question("memory.kv_cache-0006")           # 0.1465 GiB; the GB value is 0.157
+    assert q.decimals == 3 and grade(q, "0.146").correct
+    v = grade(q, "0.157")
+    assert not v.correct and v.misconception.tag == "decimal-gigabytes"
+
+
+def test_model_count_questions_state_what_the_key_assumes():
+    q = registry.question("params.model-0009")
+    assert "llama-7b" in q.prompt
+    for fact in ("SwiGLU", "RMSNorm", "no bias vectors", "rotary", "untied output head"):
+        assert fact in q.prompt, fact
+    assert "SwiGLU" in q.hints[0] and "12 d^2" not in q.hints[0]
+    gpt2 = next(registry.get_template("params.model").question(s) for s in range(200)
+                if "**gpt2**" in registry.get_template("params.model").question(s).prompt)
+    for fact in ("GELU", "LayerNorm", "biases on every linear map", "learned absolute position", "tied"):
+        assert fact in gpt2.prompt, fact
+
+
+def test_head_split_asks_for_the_four_dimensional_layout():
+    q = registry.question("dims.head_split-001b")
+    assert "4-D tensor" in q.prompt and "batch axis first" in q.prompt
+    folded = next(o for o in q.options if o.misconception and o.misconception.tag == "split-merged-batch")
+    assert "4-D" in folded.misconception.feedback and not folded.correct
+
+
+def test_gpt3_table_is_quoted_as_printed():
+    xl = registry.question("params.gpt3_table-000b")
+    assert "**gpt3-xl**" in xl.prompt and "$n_{heads} = 24$" in xl.prompt and "$d_{head} = 128$" in xl.prompt
+    assert "cannot tile" in xl.prompt and "2 decimal places" in xl.prompt
+    big = registry.question("params.gpt3_table-0004")
+    assert "**gpt3-13b**" in big.prompt and "$d_{model} = 5140$" in big.prompt and "count with $d_{model} = 5120$" in big.prompt
+    assert big.answer == pytest.approx(12.85)                # 12,850,…: counted with 5120
+    assert grade(big, "12.85 billions").correct and grade(big, "12.85B").correct
+
+
+def test_attention_weight_never_asks_a_forced_or_vanishing_entry():
+    for seed in range(1000):
+        q = registry.get_template("attention.weight").question(seed)
+        i, j = (int(c) for c in q.prompt.split("$a_{")[1][:2])
+        weights = next(s for s in q.solution if s.title.startswith("Weights")).matrix
+        row = [float(x) for x in weights[i - 1]]
+        assert row[j - 1] >= 0.015, q.id                     # live, and not rounding to 0.00 or 0.01
+        assert sum(w > 0 for w in row) > 1, q.id             # a one-key row would force 1.00
+
+
+def test_feedback_names_every_mistake_that_gives_the_number():
+    q = registry.question("params.encoder_layer-0021")      # the lesson's count without the LayerNorms
+    v = grade(q, "3,150,336")
+    assert not v.correct
+    assert "LayerNorm" in v.feedback and "W_Q, W_K, W_V and W_O has a bias" in v.feedback
+    qk = next(t for t in [registry.get_template("flops.qk").question(s) for s in range(200)] if "$B = 2$" in t.prompt)
+    v = grade(qk, str(qk.answer // 2))
+    assert "multiply-adds" in v.feedback and "batch" in v.feedback
+    kv = next(t for t in [registry.get_template("memory.kv_cache").question(s) for s in range(400)] if "fp32" in t.prompt)
+    v = grade(kv, str(kv.answer / 2))
+    assert "only the keys or only the values" in v.feedback and "bytes per number" in v.feedback
+
+
+def test_masked_softmax_has_one_diagnosis_for_the_unmasked_weight():
+    for seed in range(200):
+        q = registry.get_template("softmax.masked_weights").question(seed)
+        tags = [m.tag for m in q.misconceptions]
+        assert "mask-after-softmax" not in tags and len(tags) == len(set(tags)), q.id
+
+
+def test_scores_shape_feedback_speaks_of_the_scores():
+    for seed in range(300):
+        q = registry.get_template("dims.shapes").question(seed)
+        if "$QK^\\top$?" in q.prompt:
+            for o in q.options:
+                if o.misconception is not None:
+                    assert "output takes its last dimension" not in o.misconception.feedback, q.id
+
+
+def test_wording_slips_are_gone():
+    for t in TEMPLATES:
+        for seed in range(300):
+            q = t.question(seed)
+            assert "$B = 1$ sequences" not in q.prompt and "batch of 1 sequences" not in q.prompt, q.id
+            assert "no biases have?" not in q.prompt, q.id
+            assert not re.search(r"grouped-query attention with [^.]*h_\{kv\} = 1\$", q.prompt), q.id
+
+
+def test_counts_take_short_forms_when_they_are_precise_enough():
+    q = registry.question("params.projections-7f3a")        # 6,553,600
+    assert grade(q, "6.5536M").correct
+    with pytest.raises(answers.AnswerError, match="significant figures"):
+        grade(q, "6.55M")
+    assert grade(registry.question("flops.qk-0000"), "25165824 FLOPs").correct
+
+
+def test_readme_answer_writings_hold():
+    """Each example in the README's paragraph on answers, through the grading path."""
+    assert grade(registry.question("memory.kv_cache-1234"), "8 GiB").correct          # 8 GiB
+    assert grade(registry.question("memory.kv_cache-1234"), "8192 MiB").correct
+    assert grade(registry.question("positional.pe_value-0007"), "-0.737").correct
+    assert grade(registry.question("flops.qk-0000"), "25165824 FLOPs").correct
+    days = registry.question("flops.training_days-001a")
+    assert grade(days, answers.format_number(days.answer, days.decimals) + " days").correct
+    assert grade(registry.question("memory.kv_reduction-0001"), "2x").correct
+    assert grade(registry.question("params.projections-7f3a"), "4*1280^2").correct
+    with pytest.raises(answers.AnswerError, match="significant figures"):
+        grade(registry.question("params.projections-7f3a"), "6.55M")
+    key = answers.nat_range(0.0978, 2)
+    assert key.range_text() == "0.09 to 0.11" and answers.nat_range(0.125, 2).range_text() == "0.12 to 0.14"

@@ -92,3 +92,31 @@ def test_ask_light_templates_do_not_import_torch_or_sympy():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     count, heavy = result.stdout.split(" ", 1)
     assert result.returncode == 0 and int(count) >= 10 and heavy.strip() == "[]", result.stderr
+
+
+def test_check_reads_a_negative_number_as_the_answer(run_quiz):
+    code, out, err = run_quiz("check", "positional.pe_value-0007", "-0.737", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["correct"] is True and data["given"] == "-0.737"
+    assert data["accepted"] == "-0.738 to -0.736"
+    code, out, _ = run_quiz("check", "positional.pe_value-0007", "--json", "-0.5")
+    assert code == 0 and json.loads(out)["correct"] is False
+
+
+def test_check_through_clirunner_takes_negative_numbers_and_units():
+    from click.testing import CliRunner
+
+    from quizforge.cli import cli
+
+    runner = CliRunner()
+    result = runner.invoke(cli, ["check", "positional.pe_value-0007", "-0.737"])
+    assert result.exit_code == 0 and "Correct" in result.output
+    result = runner.invoke(cli, ["check", "flops.training_days-001a", "0.042 days"])
+    assert result.exit_code == 0 and "Correct" in result.output
+    result = runner.invoke(cli, ["check", "memory.kv_reduction-0001", "--json", "2x"])
+    assert result.exit_code == 0 and '"correct": true' in result.output
+
+
+def test_check_says_when_a_short_form_is_too_coarse(run_quiz):
+    code, out, err = run_quiz("check", "params.projections-7f3a", "6.55M")
+    assert code == 2 and err.startswith("error: '6.55M' gives only 3 significant figures") and "\n" not in err.strip()

@@ -6,7 +6,7 @@ unreadable text raises `AnswerError` and, in a session, is not an attempt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -21,10 +21,12 @@ def numeric_key(question: Question) -> answers.NumericKey:
     family = unit.family if unit is not None and unit.family != "none" else None
     scale = Fraction(unit.scale) if unit is not None else Fraction(1)
     if question.decimals is not None:
-        return answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
-    if question.rel_tol:
-        return answers.within_rel(question.answer, Fraction(question.rel_tol), unit=family, scale=scale)
-    return answers.exact(question.answer, unit=family, scale=scale)
+        key = answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
+    elif question.rel_tol:
+        key = answers.within_rel(question.answer, Fraction(question.rel_tol), unit=family, scale=scale)
+    else:
+        key = answers.exact(question.answer, unit=family, scale=scale)
+    return replace(key, names=unit.words) if unit is not None and unit.words else key
 
 
 def _as_number(x: Any):
@@ -77,8 +79,13 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
     value = checked.value
     given = answers.format_number(value if isinstance(value, Fraction) else float(value))
     miss = next((m for m in question.misconceptions if m.tag == checked.matched), None)
+    others = [m for m in question.misconceptions if m.tag in checked.also]
     if checked.correct:
         feedback = "Correct."
+    elif miss is not None and others:
+        # Two wrong formulas give this number: name each, claim neither.
+        feedback = ("Not quite: that number comes from more than one mistake — "
+                    + "; or ".join(m.feedback for m in (miss, *others)) + ".")
     elif miss is not None:
         feedback = f"Not quite: {miss.feedback}."
     else:

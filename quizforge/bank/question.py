@@ -19,6 +19,7 @@ class Unit:
     name: str          # "GiB", "million", "days"
     family: str        # unit family the answer parser accepts: "bytes", "count", "flops" or "none"
     scale: Number = 1
+    words: tuple[str, ...] = ()   # how people write this unit after a number: ("days", "day"); ("x",) for ratios
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Question:
         if self.kind == "MSQ":
             return "Choose ONE OR MORE options (e.g. a,c); all and only the correct ones score."
         parts = ["Enter a number"]
-        if self.unit is not None:
+        if self.unit is not None and self.unit.name:
             parts.append(f"in {self.unit.name}")
         if self.decimals is not None:
             parts.append(f"rounded to {self.decimals} decimal place{'s' if self.decimals != 1 else ''}")

@@ -19,11 +19,45 @@ def tex_int(x: Any) -> str:
     return f"{int(x):,}".replace(",", "{,}")
 
 
+def fixed(x: Any, places: int) -> str:
+    """x to `places` decimals, halves away from zero (the bank's one rounding rule): 0.125 -> '0.13'."""
+    from quizforge.answers import format_number
+
+    return format_number(x, places)
+
+
 def decimal(places: int):
-    """A formatter that rounds to a fixed number of decimal places."""
+    """A formatter that rounds to a fixed number of decimal places, halves away from zero."""
     def fmt(x: Any) -> str:
-        return f"{float(x):,.{places}f}"
+        return fixed(x, places)
     return fmt
+
+
+def rounded(x: Any, places: int) -> float:
+    """A key stored rounded to `places` decimals, halves away from zero (never Python's round())."""
+    from quizforge.answers import rounded as round_away
+
+    return round_away(x, places)
+
+
+def equals_sign(value: Any, places: int) -> str:
+    """'=' before a value printed to `places` decimals when that is exact, LaTeX '\\approx' when rounded."""
+    return "=" if rounded(value, places) == value else "\\approx"
+
+
+def plural(count: int, noun: str) -> str:
+    """The noun for `count` of it: plural(1, 'sequence') == 'sequence', plural(4, ...) == 'sequences'."""
+    return noun if count == 1 else noun + "s"
+
+
+def places_to_separate(value: Any, rel: float, minimum: int) -> int:
+    """Decimal places (at least `minimum`) fine enough that an answer `rel` away from `value`
+    falls outside the GATE range c ± 10^-N: the step is at most a third of the gap."""
+    gap = abs(float(value)) * rel
+    places = minimum
+    while places < 12 and 10.0 ** -places > gap / 3:
+        places += 1
+    return places
 
 
 def sci(x: Any, digits: int = 3) -> str:
@@ -31,9 +65,32 @@ def sci(x: Any, digits: int = 3) -> str:
     x = float(x)
     if x.is_integer() and abs(x) < 1e6:
         return tex_int(x)
-    exponent = math.floor(math.log10(abs(x))) if x else 0
-    mantissa = f"{x / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
+    exponent, mantissa = _mantissa(x, digits)
     return f"{mantissa} \\times 10^{{{exponent}}}"
+
+
+def _mantissa(x: float, digits: int) -> tuple[int, str]:
+    """x = mantissa × 10^exponent, the mantissa to `digits` significant figures, halves away from zero."""
+    from decimal import Decimal
+
+    exponent = math.floor(math.log10(abs(x))) if x else 0
+    mantissa = fixed(Decimal(repr(x)).scaleb(-exponent), digits - 1)      # shifted exactly, not divided
+    if mantissa.lstrip("-").startswith("10"):          # 9.996 → 10.0: carry into the exponent
+        exponent += 1
+        mantissa = fixed(Decimal(repr(x)).scaleb(-exponent), digits - 1)
+    return exponent, (mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa)
+
+
+def sci_result(x: Any, digits: int = 3) -> str:
+    """'= 3.15 \\times 10^{23}' when that is x exactly, '\\approx 1.09 \\times 10^{22}' when it is rounded."""
+    x = float(x)
+    shown = sci(x, digits)
+    if x.is_integer() and abs(x) < 1e6:
+        return f"= {shown}"
+    exponent, mantissa = _mantissa(x, digits)
+    exact = float(mantissa) * 10.0**exponent == x or abs(float(mantissa) * 10.0**exponent - x) <= 1e-12 * abs(x)
+    sign = "=" if exact else "\\approx"
+    return f"{sign} {shown}"
 
 
 def scientific(x: Any, digits: int = 3) -> str:

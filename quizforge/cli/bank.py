@@ -110,7 +110,9 @@ def explain(question_id, as_json, as_markdown) -> None:
     console.print(solution_view(question))
 
 
-@cli.command(short_help="Grade one answer (GATE marking) and name the mistake behind it.")
+# A negative number is an answer, not a flag: '-0.737' goes to ANSWER instead of "No such option".
+@cli.command(short_help="Grade one answer (GATE marking) and name the mistake behind it.",
+             context_settings={"ignore_unknown_options": True})
 @click.argument("question_id")
 @click.argument("answer")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
@@ -121,6 +123,7 @@ def check(question_id, answer, as_json) -> None:
     Examples:
       quiz check params.projections-7f3a '4*1280^2'
       quiz check dims.shapes-7f3a b
+      quiz check positional.pe_value-0007 -0.737
     """
     from quizforge.bank.grading import grade
     from quizforge.bank.registry import question as lookup

@@ -11,7 +11,7 @@ import math
 
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import decimal, matrix
+from quizforge.bank.steps import decimal, fixed, matrix, rounded
 from quizforge.bank.template import Draft, template
 
 DECIMALS = 2
@@ -130,16 +130,22 @@ def scaled_score(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, None) +
         f" What is entry $({i + 1}, {j + 1})$ of the scaled scores $QK^\\top/\\sqrt{{d_k}}$? Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis("no-sqrt-dk", raw), _mis("divided-by-d_k", raw / steps.d_k),
                         _mis("scores-transposed", steps.scaled[j][i])],
         solution=[Step("Dot product", f"$q_{{{i + 1}}} \\cdot k_{{{j + 1}}} = "
                        + " + ".join(f"({a})({b})" for a, b in zip(Q[i], K[j])) + f" = {steps.scores[i][j]}$"),
-                  Step("Scale", f"$${steps.scores[i][j]} / \\sqrt{{{steps.d_k}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$"),
+                  Step("Scale", f"$${steps.scores[i][j]} / \\sqrt{{{steps.d_k}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$"),
                   *_worked(steps, "scaled")],
         hints=["Row i of QKᵀ is query i dotted with every key.", "$s_{ij} = q_i \\cdot k_j / \\sqrt{d_k}$",
                f"$d_k = {steps.d_k}$"],
     )
+
+
+def _worth_asking(steps, i: int, j: int) -> bool:
+    live = sum(not m for m in steps.masked[i])
+    # A key of 0.01 would let 0 into its range 0.00–0.02: ask only weights of at least 0.02.
+    return not steps.masked[i][j] and live > 1 and rounded(steps.weights[i][j], DECIMALS) >= 2 * 10**-DECIMALS
 
 
 @template("attention.weight", topic="attention", kind="NAT", marks=2, difficulty=2, title="An attention weight by hand")
@@ -148,16 +154,23 @@ def attention_weight(chain: SeedChain) -> Draft:
     i = s.integer(0, len(Q) - 1)
     live = [j for j in range(len(K)) if not steps.masked[i][j]]
     hidden = [j for j in range(len(K)) if steps.masked[i][j]]
-    j = s.choice(hidden) if hidden and s.chance(1, 5) else s.choice(live)
+    if hidden:
+        s.chance(1, 5)            # drawn as before, so unaffected seeds keep their question
+    j = s.choice(live)
+    # Never ask for an entry the mask forces (a masked 0, the lone 1 of a one-key row) or one that all but vanishes.
+    askable = [(r, c) for r in range(len(Q)) for c in range(len(K))
+               if _worth_asking(steps, r, c)]
+    if (i, j) not in askable:
+        i, j = s.choice(askable)
     value = steps.weights[i][j]
     variants = _variants(steps)
     return Draft(
         prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
         solution=[*_worked(steps, "weights"),
-                  Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],
+                  Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
         hints=["Scale, mask, then softmax along the row of query i.",
                "$a_{ij} = e^{s_{ij}} / \\sum_{j'} e^{s_{ij'}}$", f"row {i + 1} of $QK^\\top/\\sqrt{{{steps.d_k}}}$"],
     )
@@ -167,6 +180,11 @@ def attention_weight(chain: SeedChain) -> Draft:
 def attention_output(chain: SeedChain) -> Draft:
     s, Q, K, V, causal, steps = _problem(chain)
     i, c = s.integer(0, len(Q) - 1), s.integer(0, len(V[0]) - 1)
+    # An entry of 0.01 would let 0 into its range 0.00–0.02: ask one of at least 0.02 when there is one.
+    askable = [(r, k) for r in range(len(Q)) for k in range(len(V[0]))
+               if abs(rounded(steps.output[r][k], DECIMALS)) >= 2 * 10**-DECIMALS]
+    if askable and (i, c) not in askable:
+        i, c = s.choice(askable)
     value = steps.output[i][c]
     mis = []
     for tag, w in _variants(steps).items():
@@ -177,9 +195,9 @@ def attention_output(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is entry $({i + 1}, {c + 1})$ of the output (row {i + 1} is query {i + 1}'s output)? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=round(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=mis,
         solution=[*_worked(steps, "output"),
-                  Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {value:.4f} \\approx {value:.{DECIMALS}f}$$")],
+                  Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
         hints=["The output is a weighted average of V's rows.", "$o_i = \\sum_j a_{ij} v_j$", f"query {i + 1}, column {c + 1} of $V$"],
     )

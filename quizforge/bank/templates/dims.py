@@ -57,6 +57,8 @@ def attention_shapes(chain: SeedChain) -> Draft:
         Misconception("shape-transposed", "transposed the scores", "that has keys before queries: row i of QKᵀ belongs to query i",
                       shape((B, h, n_k, n_q))),
         Misconception("shape-uses-d_k", "used d_k for the output", "that uses d_k; the output takes its last dimension from V (d_v)",
+                      shape((B, h, n_q, d_k))) if which == "output" else
+        Misconception("shape-uses-d_k", "d_k for the scores", "d_k is summed away in QKᵀ: the scores' last axis is n_k, one column per key",
                       shape((B, h, n_q, d_k))),
         Misconception("shape-n_k-rows", "one row per key", "that has one row per key; attention produces one row per query",
                       shape((B, h, n_k, d_v))),
@@ -102,15 +104,16 @@ def head_split(chain: SeedChain) -> Draft:
         Misconception("split-heads-last", "heads on the last axis", "the head axis goes before the positions, not after the features",
                       shape((B, n, d_k, h))),
         Misconception("split-merged-batch", "merged batch and heads",
-                      "folding heads into the batch is an implementation trick; the question asks for the 4-D layout",
+                      "that folds the heads into the batch axis; the question asks for a 4-D tensor that keeps the batch axis first",
                       shape((B * h, n, d_k))),
         Misconception("split-keys-layout", "transposed the features", "(n, d_k) per head, not (d_k, n): that layout is Kᵀ",
                       shape((B, h, d_k, n))),
     ]
     return Draft(
         prompt=(f"The projected queries $XW_Q$ of a batch have shape $({B}, {n}, {d_model})$ "
-                f"(batch, positions, $d_{{model}}$). They are split into $h = {h}$ heads and arranged so that each head "
-                f"can compute its own $QK^\\top$ with one batched matrix product. What is the resulting shape?"),
+                f"(batch, positions, $d_{{model}}$). They are split into $h = {h}$ heads and arranged as a 4-D tensor, batch axis "
+                f"first, so that each head can compute its own $QK^\\top$ with one batched matrix product over the last two "
+                f"axes. What is the shape of that 4-D tensor?"),
         answer=right,
         misconceptions=wrong,
         solution=[
@@ -133,7 +136,9 @@ def gqa_groups(chain: SeedChain) -> Draft:
     ask_group = s.chance(1, 2)
     group = h // h_kv
     if ask_group:
-        prompt = (f"A decoder uses grouped-query attention with $h = {h}$ query heads and $h_{{kv}} = {h_kv}$ key/value heads. "
+        scheme = "multi-query attention" if h_kv == 1 else "grouped-query attention"
+        prompt = (f"A decoder uses {scheme} with $h = {h}$ query heads and $h_{{kv}} = {h_kv}$ key/value "
+                  f"head{'s' if h_kv != 1 else ''}. "
                   "How many query heads share each key/value head?")
         answer = group
         wrong = [Misconception("gqa-inverted", "inverted the ratio", "that is h_kv/h inverted; divide the query heads by the KV heads", None),

@@ -5,11 +5,17 @@ FLOPs count 2 per multiply-add, as the accounting module and FlopCounterMode do.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import tex_int, closed_form, decimal, integer, sci, scientific
+from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, integer, places_to_separate, plural, rounded,
+                                  sci, sci_result, scientific, tex_int)
 from quizforge.bank.template import Draft, template
 
+FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
+RATIO = Unit("", "none", 1, ("x", "times"))
+DAYS = Unit("days", "none", 1, ("days", "day"))
 WIDTHS = ((512, 8), (768, 12), (1024, 16), (1280, 20), (2048, 16), (4096, 32))
 SEQ_LENS = (128, 256, 512, 1024, 2048, 4096)
 
@@ -73,10 +79,10 @@ def _score_product(chain: SeedChain, which: str) -> Draft:
     shapes = (f"$({n} \\times {d_k}) \\cdot ({d_k} \\times {n})$" if which == "qk"
               else f"$({n} \\times {n}) \\cdot ({n} \\times {d_v})$")
     return Draft(
-        prompt=(f"Self-attention runs on a batch of $B = {B}$ sequences of $n = {n}$ tokens with {heads}, "
+        prompt=(f"Self-attention runs on a batch of $B = {B}$ {plural(B, 'sequence')} of $n = {n}$ tokens with {heads}, "
                 f"$d_k = {d_k}$ and $d_v = {d_v}$. Counting 2 FLOPs per multiply-add, how many FLOPs does computing "
                 f"{product} take, over all heads and the whole batch?"),
-        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=FLOPS,
         verify=_measured_scores(B, h, n, d_k, d_v, which),
         solution=[Step("One head, one sequence", f"{shapes}: ${n} \\cdot {n} \\cdot {inner}$ multiply-adds, "
                                                  f"$2 \\cdot {n}^2 \\cdot {inner} = {tex_int(2 * n * n * inner)}$ FLOPs."),
@@ -117,10 +123,10 @@ def projection_flops(chain: SeedChain) -> Draft:
     ]
     return Draft(
         verify=_measured_forward(cfg, B, n, "attention_proj"),
-        prompt=(f"A self-attention layer with $d_{{model}} = {d}$ and $h = {h}$ heads processes $B = {B}$ sequences of "
+        prompt=(f"A self-attention layer with $d_{{model}} = {d}$ and $h = {h}$ heads processes $B = {B}$ {plural(B, 'sequence')} of "
                 f"$n = {n}$ tokens. Counting 2 FLOPs per multiply-add and ignoring biases, how many FLOPs do the four "
                 "projections $W_Q, W_K, W_V, W_O$ take in the forward pass?"),
-        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=FLOPS,
         solution=[Step("Per projection", f"$B n$ tokens, each a $d_{{model}} \\times d_{{model}}$ product: $2 B n d^2$ FLOPs."),
                   closed_form("Four projections", expr, form.values, flops, lhs="F")],
         hints=["Each token is multiplied by four d×d matrices.", "$8 B n d_{model}^2$", f"$B n = {B * n}$, $d = {d}$"],
@@ -148,9 +154,9 @@ def layer_flops(chain: SeedChain) -> Draft:
     return Draft(
         verify=_measured_forward(cfg, B, n),
         prompt=(f"A Transformer encoder layer has $d_{{model}} = {d}$, $h = {h}$ and $d_{{ff}} = {4 * d}$. Counting only matrix "
-                f"products, at 2 FLOPs per multiply-add, how many FLOPs does its forward pass take on $B = {B}$ sequences "
+                f"products, at 2 FLOPs per multiply-add, how many FLOPs does its forward pass take on $B = {B}$ {plural(B, 'sequence')} "
                 f"of $n = {n}$ tokens?"),
-        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=FLOPS,
         solution=[Step("Parts", f"projections ${tex_int(parts['attention_proj'])}$, scores and $AV$ ${tex_int(parts['attention_scores'])}$, "
                                 f"FFN ${tex_int(parts['ffn'])}$"),
                   closed_form("Total", form.total_expr, form.values, flops, lhs="F")],
@@ -185,11 +191,11 @@ def training_compute(chain: SeedChain) -> Draft:
     ]
     return Draft(
         prompt=(f"Using the standard approximation, how many FLOPs does training a {n_name}-parameter dense transformer on "
-                f"{d_name} tokens take? (Give a number such as `3.2e21`.)"),
-        answer=total, rel_tol=0.01, unit=Unit("FLOPs", "flops"), misconceptions=wrong, fmt=scientific,
+                f"{d_name} tokens take? (Give it to 3 significant figures, as in `3.15e21`; answers within 1% are accepted.)"),
+        answer=total, rel_tol=0.01, unit=FLOPS, misconceptions=wrong, fmt=scientific,
         solution=[Step("Per token", "forward $2N$ (one multiply-add per parameter), backward $4N$ (gradients for activations "
                                     "and for weights): $6N$ FLOPs per token."),
-                  Step("Total", f"$$6 N D = 6 \\cdot {sci(N)} \\cdot {sci(D)} = {sci(total)}$$")],
+                  Step("Total", f"$$6 N D = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(total)}$$")],
         hints=["Forward is 2 FLOPs per parameter per token; backward is twice the forward.", "$C \\approx 6ND$",
                f"$N = {sci(N)}$, $D = {sci(D)}$"],
     )
@@ -203,18 +209,19 @@ def rnn_vs_attention(chain: SeedChain) -> Draft:
     n = s.choice((32, 64, 128, 256, 512, 1024, 4096, 8192))
     while n == d:
         n = s.choice((32, 64, 128, 4096, 8192))
-    ratio = n / d
+    ratio = Fraction(n, d)
     wrong = [
-        Misconception("ratio-inverted", "inverted the ratio", "that is the RNN's cost over self-attention's", d / n),
-        Misconception("ratio-squared", "squared the ratio", "the costs are n²·d and n·d²: their ratio is n/d, not (n/d)²", (n / d) ** 2),
-        Misconception("ratio-n-squared", "compared n² with d", "both costs share a factor n·d; what remains is n against d", n * n / d),
+        Misconception("ratio-inverted", "inverted the ratio", "that is the RNN's cost over self-attention's", Fraction(d, n)),
+        Misconception("ratio-squared", "squared the ratio", "the costs are n²·d and n·d²: their ratio is n/d, not (n/d)²", ratio ** 2),
+        Misconception("ratio-n-squared", "compared n² with d", "both costs share a factor n·d; what remains is n against d", Fraction(n * n, d)),
     ]
     return Draft(
         prompt=(f"Per layer, self-attention costs $\\mathcal{{O}}(n^2 \\cdot d)$ operations and a recurrent layer "
                 f"$\\mathcal{{O}}(n \\cdot d^2)$. Taking the constants as equal, with $n = {n}$ tokens and $d = {d}$, what is the "
                 "ratio of self-attention's cost to the recurrent layer's? Give it to 2 decimal places."),
-        answer=round(ratio, 2), decimals=2, misconceptions=[m for m in wrong if m.value < 1e7], fmt=decimal(2),
-        solution=[Step("Ratio", f"$$\\frac{{n^2 d}}{{n d^2}} = \\frac{{n}}{{d}} = \\frac{{{n}}}{{{d}}} = {ratio:.2f}$$"),
+        answer=rounded(ratio, 2), decimals=2, unit=RATIO, misconceptions=[m for m in wrong if m.value < 1e7], fmt=decimal(2),
+        solution=[Step("Ratio", f"$$\\frac{{n^2 d}}{{n d^2}} = \\frac{{n}}{{d}} = \\frac{{{n}}}{{{d}}} "
+                                f"{equals_sign(ratio, 2)} {fixed(ratio, 2)}$$"),
                   Step("Reading it", "self-attention is cheaper than a recurrent layer while $n < d$, "
                                      + ("as here." if n < d else "which is not the case here."))],
         hints=["Cancel the common factor n·d.", "$n/d$", f"$n = {n}$, $d = {d}$"],
@@ -234,22 +241,27 @@ def training_days(chain: SeedChain) -> Draft:
     mfu = s.choice((0.3, 0.35, 0.4, 0.45, 0.5))
     flops = 6 * N * D
     per_second = count * peak_tflops * 1e12 * mfu
-    days = flops / per_second / 86400
+    seconds = Fraction(int(flops)) / (count * peak_tflops * 10**12 * Fraction(str(mfu)))
+    days = seconds / 86400
+    # Short runs get more decimal places, so that neither 0 nor a listed mistake (a third
+    # of the key, or MFU times it) lands in the accepted range.
+    places = places_to_separate(days, 0.5, 1)
     wrong = [
-        Misconception("forgot-mfu", "ignored the MFU", "at 100% utilization; real throughput is peak × MFU", days * mfu),
+        Misconception("forgot-mfu", "ignored the MFU", "at 100% utilization; real throughput is peak × MFU", days * Fraction(str(mfu))),
         Misconception("forward-only", "used 2·N·D", "training is 6·N·D, not the forward pass's 2·N·D", days / 3),
         Misconception("hours-not-days", "gave hours", "that is the time in hours; divide by 24", days * 24),
         Misconception("divided-by-mfu-twice", "applied MFU the wrong way", "multiply peak throughput by MFU; don't divide by it",
-                      flops / (count * peak_tflops * 1e12 / mfu) / 86400),
+                      days * Fraction(str(mfu)) ** 2),
     ]
     return Draft(
         prompt=(f"A {n_name}-parameter model is trained on {d_name} tokens using {count:,} {gpu} GPUs, each with a peak of "
                 f"{peak_tflops} TFLOP/s in bf16, at a model FLOPs utilization (MFU) of {mfu:.0%}. Using $6ND$ for the training "
-                "compute, how many days does training take? Give the answer to 1 decimal place."),
-        answer=round(days, 1), decimals=1, unit=Unit("days", "none"), misconceptions=wrong, fmt=decimal(1),
-        solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} = {sci(flops)}$ FLOPs"),
-                  Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} = {sci(per_second)}$ FLOP/s"),
-                  Step("Time", f"$${sci(flops)} / {sci(per_second)} = {flops / per_second:,.0f}\\,\\mathrm{{s}} = {days:.1f}$$ days")],
+                f"compute, how many days does training take? Give the answer to {places} {plural(places, 'decimal place')}."),
+        answer=rounded(days, places), decimals=places, unit=DAYS, misconceptions=wrong, fmt=decimal(places),
+        solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(flops)}$ FLOPs"),
+                  Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} {sci_result(per_second)}$ FLOP/s"),
+                  Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {fixed(seconds, 0)}\\,\\mathrm{{s}} "
+                               f"{equals_sign(days, places)} {fixed(days, places)}$$ days")],
         hints=["Time = compute ÷ achieved throughput.", "$t = 6ND / (G \\cdot P \\cdot \\mathrm{MFU})$",
                f"$G = {count}$, $P = {peak_tflops}$ TFLOP/s"],
     )

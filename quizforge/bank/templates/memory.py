@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import tex_int, closed_form, decimal, integer
+from quizforge.bank.steps import closed_form, decimal, equals_sign, fixed, places_to_separate, plural, rounded, tex_int
 from quizforge.bank.template import Draft, template
 
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
@@ -22,6 +22,8 @@ def attention_scores(chain: SeedChain) -> Draft:
     size = DTYPE_BYTES[dtype]
     entries = B * h * n * n
     mib = entries * size / MiB
+    # Fine enough to tell MiB from MB (4.9% apart) and every other listed mistake from the key.
+    places = places_to_separate(mib, 0.0486, 2)
     other = 4 if size == 2 else 2
     wrong = [
         Misconception("wrong-dtype-bytes", "used the wrong dtype size",
@@ -33,12 +35,12 @@ def attention_scores(chain: SeedChain) -> Draft:
     ]
     return Draft(
         prompt=(f"A standard (not FlashAttention) implementation materializes the attention weights of one layer for a batch of "
-                f"$B = {B}$ sequences of $n = {n}$ tokens, with $h = {h}$ heads and $d_{{model}} = {d}$, stored in {dtype}. "
-                "How much memory do those weights take, in MiB? Give the answer to 2 decimal places."),
-        answer=round(mib, 2), decimals=2, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(2),
+                f"$B = {B}$ {plural(B, 'sequence')} of $n = {n}$ tokens, with $h = {h}$ heads and $d_{{model}} = {d}$, stored in {dtype}. "
+                f"How much memory do those weights take, in MiB? Give the answer to {places} decimal places."),
+        answer=rounded(mib, places), decimals=places, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Entries", f"$B \\cdot h \\cdot n^2 = {B} \\cdot {h} \\cdot {n}^2 = {tex_int(entries)}$"),
                   Step("Bytes", f"${tex_int(entries)} \\cdot {size} = {tex_int(entries * size)}$ bytes"),
-                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} = {mib:.2f}\\,\\mathrm{{MiB}}$$")],
+                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {equals_sign(mib, places)} {fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
         hints=["One n × n matrix per head and per sequence; d_model does not enter.", "$B h n^2 \\times$ bytes per entry",
                f"{dtype}: {size} bytes"],
     )
@@ -66,6 +68,8 @@ def kv_cache(chain: SeedChain) -> Draft:
 
     total = evaluate(expr, values)
     gib = total / GiB
+    # Fine enough to tell GiB from GB (7.4% apart) and every other listed mistake from the key.
+    places = places_to_separate(gib, 0.0737, 2)
     other = 4 if size == 2 else 2
     wrong = [
         Misconception("kv-forgot-2", "forgot K or V", "that stores only the keys or only the values; the cache holds both", gib / 2),
@@ -76,20 +80,22 @@ def kv_cache(chain: SeedChain) -> Draft:
                       gib * cfg.n_heads / cfg.n_kv_heads) if cfg.n_kv_heads != cfg.n_heads else
         Misconception("decimal-gigabytes", "used GB, not GiB", "1 GiB is 2³⁰ bytes, not 10⁹", total / 1e9),
     ]
-    gqa = (f", grouped-query attention with $h_{{kv}} = {cfg.n_kv_heads}$ key/value heads" if cfg.n_kv_heads != cfg.n_heads else "")
+    gqa = ("" if cfg.n_kv_heads == cfg.n_heads else
+           ", multi-query attention with a single key/value head" if cfg.n_kv_heads == 1 else
+           f", grouped-query attention with $h_{{kv}} = {cfg.n_kv_heads}$ key/value heads")
     def measure() -> float:
         from quizforge.accounting.measure import measure_kv_cache_bytes
 
-        return round(measure_kv_cache_bytes(cfg, batch, ctx, dtype) / GiB, 2)
+        return rounded(measure_kv_cache_bytes(cfg, batch, ctx, dtype) / GiB, places)
 
     return Draft(
         verify=measure,
         prompt=(f"**{cfg.name}** has $L = {cfg.n_layers}$ layers, $d_{{model}} = {cfg.d_model}$ and $h = {cfg.n_heads}$ heads of size "
-                f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with a batch of {batch} sequences, each with {ctx} cached "
-                f"positions, how large is the KV cache in {dtype}, in GiB? Give the answer to 2 decimal places."),
-        answer=round(gib, 2), decimals=2, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(2),
+                f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with a batch of {batch} {plural(batch, 'sequence')}, each with {ctx} cached "
+                f"positions, how large is the KV cache in {dtype}, in GiB? Give the answer to {places} decimal places."),
+        answer=rounded(gib, places), decimals=places, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(places),
         solution=[closed_form("Bytes", expr, values, total, lhs="M"),
-                  Step("GiB", f"$${tex_int(total)} / 2^{{30}} = {gib:.2f}\\,\\mathrm{{GiB}}$$")],
+                  Step("GiB", f"$${tex_int(total)} / 2^{{30}} {equals_sign(gib, places)} {fixed(gib, places)}\\,\\mathrm{{GiB}}$$")],
         hints=["K and V, for every layer, sequence, position and KV head.", "$2 L B n h_{kv} d_{head} \\times$ bytes",
                f"$L = {cfg.n_layers}$, $h_{{kv}} d_{{head}} = {cfg.n_kv_heads * cfg.d_head}$"],
     )
@@ -104,7 +110,7 @@ def kv_reduction(chain: SeedChain) -> Draft:
     scheme = "multi-query attention (MQA, a single key/value head)" if h_kv == 1 else f"grouped-query attention with {h_kv} key/value heads"
     wrong = [
         Misconception("gqa-inverted", "inverted the ratio", "that is h_kv/h: the cache shrinks, so the factor is h/h_kv",
-                      round(h_kv / h, 4)),
+                      rounded(h_kv / h, 4)),
         Misconception("kv-halved", "halved it", "sharing K and V heads divides the cache by h/h_kv, not by 2", 2)
         if factor != 2 else None,
         Misconception("gqa-difference", "subtracted heads", "the cache scales with the number of KV heads: it is a ratio",
@@ -113,7 +119,7 @@ def kv_reduction(chain: SeedChain) -> Draft:
     return Draft(
         prompt=(f"A model with $h = {h}$ attention heads switches from multi-head attention to {scheme}, keeping $d_{{head}}$, "
                 "the layers and everything else the same. By what factor does the KV cache shrink?"),
-        answer=factor, misconceptions=[m for m in wrong if m is not None and m.value != factor], fmt=lambda x: f"{x:g}",
+        answer=factor, unit=Unit("", "none", 1, ("x", "times")), misconceptions=[m for m in wrong if m is not None and m.value != factor], fmt=lambda x: f"{x:g}",
         solution=[Step("Cache size", "$M = 2 L B n\\, h_{kv} d_{head} \\cdot \\text{bytes}$ is proportional to $h_{kv}$."),
                   Step("Factor", f"$$\\frac{{h}}{{h_{{kv}}}} = \\frac{{{h}}}{{{h_kv}}} = {factor}$$")],
         hints=["Only the number of cached key/value heads changes.", "$h / h_{kv}$", f"$h = {h}$, $h_{{kv}} = {h_kv}$"],

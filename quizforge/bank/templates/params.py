@@ -7,11 +7,14 @@ misconception is the same computation on a config with the mistake built in.
 
 from __future__ import annotations
 
-from quizforge.bank.question import Misconception, Step
+from fractions import Fraction
+
+from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import tex_int, closed_form, decimal, integer
+from quizforge.bank.steps import closed_form, decimal, fixed, integer, rounded, tex_int
 from quizforge.bank.template import Draft, template
 
+PARAMETERS = Unit("", "count")     # a plain count that may be typed as 1.05M or 175B where precise enough
 D_MODELS = (128, 256, 384, 512, 640, 768, 1024, 1280, 1536, 2048)
 HEADS = (4, 8, 12, 16)
 
@@ -76,7 +79,7 @@ def projections(chain: SeedChain) -> Draft:
         prompt=(f"A multi-head self-attention layer has $d_{{model}} = {d}$ and $h = {h}$ heads. Its four projections "
                 f"$W_Q, W_K, W_V, W_O$ are $d_{{model}} \\times d_{{model}}$ linear maps {_bias_words(bias)}. "
                 "How many trainable parameters does the layer have?"),
-        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=integer, unit=PARAMETERS,
         solution=[
             Step("Four projections", "Each of $W_Q, W_K, W_V, W_O$ maps $d_{model} \\to d_{model}$: the heads split the "
                                      "output columns, so they do not change the count." + (" Each has a bias of size $d_{model}$." if bias else "")),
@@ -111,7 +114,7 @@ def gqa_attention(chain: SeedChain) -> Draft:
     return Draft(
         prompt=(f"An attention layer with $d_{{model}} = {d}$, $h = {h}$ query heads of size $d_{{head}} = {d_head}$ uses {kind}. "
                 "Its projections have no biases. How many parameters do $W_Q, W_K, W_V$ and $W_O$ have together?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[
             Step("Shapes", f"$W_Q$: ${d} \\times {h * d_head}$, $W_K$ and $W_V$: ${d} \\times {h_kv * d_head}$ each, "
                            f"$W_O$: ${h * d_head} \\times {d}$."),
@@ -150,8 +153,8 @@ def feed_forward(chain: SeedChain) -> Draft:
                       (3 if swiglu else 2) * d * d + (0 if swiglu else 2 * d)),
     ]
     return Draft(
-        prompt=f"How many trainable parameters does {block} have?",
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        prompt=f"Consider {block}. How many trainable parameters does it have?",
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[_formula_step("Count", cfg, "N")],
         hints=["Count each weight matrix, then each bias vector.",
                "$3 d_{model} d_{ff}$" if swiglu else "$2 d_{model} d_{ff} + d_{ff} + d_{model}$",
@@ -183,7 +186,7 @@ def norms(chain: SeedChain) -> Draft:
         prompt=(f"A pre-norm decoder-only transformer has $L = {layers}$ layers with $d_{{model}} = {d}$. Each layer has two "
                 f"{norm}s (before attention and before the FFN) and one more {norm} follows the last layer. "
                 f"How many trainable parameters do all the {norm}s have together?"),
-        answer=count, misconceptions=wrong, fmt=integer,
+        answer=count, misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step(f"One {norm}", f"$\\gamma$" + ("" if rms else " and $\\beta$") + f": ${per}$ parameters."),
                   Step("All of them", f"$$(2L + 1) \\cdot {per} = ({2 * layers} + 1) \\cdot {per} = {tex_int(count)}$$")],
         hints=[f"{norm} learns " + ("a gain only." if rms else "a gain and a bias."), "$(2L+1) \\times$ per-norm count",
@@ -203,6 +206,9 @@ def encoder_layer(chain: SeedChain) -> Draft:
     wrong = [
         Misconception("no-bias", "forgot the biases", "that is the count without the bias terms", _count(cfg.with_(bias=False)) + 4 * d),
         Misconception("no-norms", "forgot the LayerNorms", "each sublayer's LayerNorm adds 2·d_model", total - 4 * d),
+        # Same number as forgetting the LayerNorms (4·d_model each): grading names both.
+        Misconception("no-attention-bias", "forgot the attention biases",
+                      "each of W_Q, W_K, W_V and W_O has a bias of d_model", total - 4 * d),
         Misconception("no-ffn", "forgot the FFN", "the feed-forward block holds most of the layer's parameters",
                       _count(cfg.with_(arch="mha")) + 4 * d),
         Misconception("d_k-is-d_model", "d_k = d_model", "that gives every head full-width projections",
@@ -212,7 +218,7 @@ def encoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer encoder layer (as in Vaswani et al.) has $d_{{model}} = {d}$, $h = {h}$ heads and "
                 f"$d_{{ff}} = {d_ff}$: self-attention with $W_Q, W_K, W_V, W_O$, a ReLU feed-forward block, two LayerNorms, "
                 "and biases on every linear map. How many trainable parameters does it have?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step("Parts", "attention $4d^2 + 4d$, FFN $2 d\\,d_{ff} + d_{ff} + d$, two LayerNorms $2 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Attention, FFN, and two norms; every linear map has a bias.",
@@ -242,7 +248,7 @@ def decoder_layer(chain: SeedChain) -> Draft:
         prompt=(f"A Transformer decoder layer of an encoder–decoder model has $d_{{model}} = {d}$, $h = {h}$ and $d_{{ff}} = {d_ff}$: "
                 "masked self-attention, cross-attention over the encoder output, and a ReLU feed-forward block, each followed "
                 "by a LayerNorm; every linear map has a bias. How many trainable parameters does the layer have?"),
-        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer,
+        answer=total, verify=_measured(cfg), misconceptions=wrong, fmt=integer, unit=PARAMETERS,
         solution=[Step("Parts", "two attention blocks $2(4d^2 + 4d)$, FFN $2 d\\,d_{ff} + d_{ff} + d$, three LayerNorms $3 \\cdot 2d$"),
                   _formula_step("Count", cfg, "N")],
         hints=["Three sublayers: self-attention, cross-attention, FFN.", "$8d^2 + 8d + 2 d\\,d_{ff} + d_{ff} + d + 6d$",
@@ -276,7 +282,7 @@ def embeddings(chain: SeedChain) -> Draft:
                 + ("Its output projection is tied to the token embedding matrix. " if tied else
                    "Its output projection (no bias) is a separate, untied matrix. ")
                 + "How many parameters do the embeddings and the output projection hold together?"),
-        answer=total, misconceptions=[m for m in wrong if m is not None], fmt=integer,
+        answer=total, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=PARAMETERS,
         solution=[Step("Token embeddings", f"$V \\cdot d_{{model}} = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
                   Step("Output head", "tied: no new parameters" if tied else f"untied: another ${tex_int(V * d)}$"),
                   Step("Positions", f"$n_{{ctx}} \\cdot d_{{model}} = {tex_int(positions)}$" if n_ctx else "RoPE has no parameters."),
@@ -284,6 +290,30 @@ def embeddings(chain: SeedChain) -> Draft:
         hints=["Tying shares one matrix between input and output.", "$V d_{model}$ (×2 if untied) $+ n_{ctx} d_{model}$",
                f"$V = {tex_int(V)}$, $d_{{model}} = {d}$"],
     )
+
+
+_NORMS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm (a gain, no bias)"}
+_ACTIVATIONS = {"gelu": "a GELU feed-forward block", "relu": "a ReLU feed-forward block",
+                "swiglu": "a SwiGLU feed-forward block (three d_model × d_ff matrices)"}
+_POSITIONS = {"learned": "learned absolute position embeddings", "rope": "rotary position embeddings (no parameters)",
+              "sinusoidal": "sinusoidal position encodings (no parameters)"}
+
+
+def architecture(cfg) -> str:
+    """Everything a whole-model count depends on besides the sizes, as one sentence."""
+    parts = [_ACTIVATIONS.get(cfg.activation, f"a {cfg.activation} feed-forward block"),
+             _NORMS.get(cfg.norm, cfg.norm),
+             "biases on every linear map" if cfg.bias else "no bias vectors in any linear map",
+             _POSITIONS.get(cfg.positional, f"{cfg.positional} positions")]
+    if cfg.arch == "bert":
+        parts += [f"{cfg.n_token_types} segment embeddings", "a d_model × d_model pooler" if cfg.pooler else "no pooler",
+                  "no output head counted"]
+    else:
+        parts.append("an output head tied to the token embeddings" if cfg.tied
+                     else "a separate, untied output head without a bias")
+    if cfg.n_kv_heads != cfg.n_heads:
+        parts.append(f"{cfg.n_kv_heads} key/value heads")
+    return "It uses " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
 
 
 _MODEL_PRESETS = ("bert-base", "bert-large", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama-7b")
@@ -296,7 +326,7 @@ def whole_model(chain: SeedChain) -> Draft:
     name = chain.stream("params").choice(_MODEL_PRESETS)
     cfg = get_preset(name)
     total = _count(cfg)
-    millions = lambda x: f"{x / 1e6:,.1f} M"  # noqa: E731
+    millions = lambda x: f"{fixed(Fraction(x) / 10**6, 1)} M"  # noqa: E731
     layer_cfg = cfg
     per_layer = _per_layer(cfg)
     from quizforge.accounting.formulas import param_closed_form
@@ -315,19 +345,37 @@ def whole_model(chain: SeedChain) -> Draft:
     desc = cfg.describe()
     facts = ", ".join(f"{k} = {v}" for k, v in desc.items() if k in ("n_layers", "d_model", "n_heads", "d_ff", "vocab_size", "max_len"))
     return Draft(
-        prompt=(f"**{name}** ({cfg.source or cfg.arch}) has {facts}"
-                + (", a tied output head" if cfg.tied and cfg.arch != "bert" else "") + ". "
+        prompt=(f"**{name}** ({cfg.source or cfg.arch}) has {facts}. {architecture(cfg)} "
                 "Which is closest to its total number of trainable parameters?"),
         answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
         fallback=lambda st: total * st.choice((0.5, 0.7, 1.4, 2.0, 3.0)),
         solution=[_formula_step("Count", layer_cfg, "N"),
-                  Step("In millions", f"$${tex_int(total)} \\approx {total / 1e6:,.1f}\\,\\mathrm{{M}}$$")],
-        hints=["Per layer ≈ $12 d^2$; then add the embeddings.", "$L(12d^2 + \\ldots) + V d + n_{ctx} d$",
-               f"$L = {cfg.n_layers}$, $d = {cfg.d_model}$"],
+                  Step("In millions", f"$${tex_int(total)} \\approx {fixed(Fraction(total, 10**6), 1).replace(',', '{,}')}\\,\\mathrm{{M}}$$")],
+        hints=(["Per layer: attention $4d^2$ plus a SwiGLU FFN $3 d\\,d_{ff}$, no biases; then the embeddings and the head.",
+                "$L(4d^2 + 3 d\\,d_{ff} + 2d) + 2 V d + d$"] if cfg.activation == "swiglu" else
+               ["Per layer ≈ $12 d^2$; then add the embeddings.", "$L(12d^2 + \\ldots) + V d + n_{ctx} d$"])
+              + [f"$L = {cfg.n_layers}$, $d = {cfg.d_model}$"],
     )
 
 
 _GPT3_ROWS = ("gpt3-small", "gpt3-medium", "gpt3-large", "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b")
+# Table 2.1 of Brown et al. (2020) as printed: n_layers, d_model, n_heads, d_head.
+_GPT3_TABLE = {"gpt3-small": (12, 768, 12, 64), "gpt3-medium": (24, 1024, 16, 64), "gpt3-large": (24, 1536, 16, 96),
+               "gpt3-xl": (24, 2048, 24, 128), "gpt3-2.7b": (32, 2560, 32, 80), "gpt3-6.7b": (32, 4096, 32, 128),
+               "gpt3-13b": (40, 5140, 40, 128), "gpt3-175b": (96, 12288, 96, 128)}
+BILLIONS = Unit("billions", "count", 10**9, ("billions",))
+
+
+def _table_note(name: str, cfg) -> str:
+    """Where the table as printed differs from the model counted, and what to count with."""
+    L, d, h, d_head = _GPT3_TABLE[name]
+    if d != cfg.d_model:
+        return (f" The table prints $d_{{model}} = {d}$, but its {h} heads of $d_{{head}} = {d_head}$ make "
+                f"${h * d_head}$, the width used here: count with $d_{{model}} = {cfg.d_model}$.")
+    if h * d_head != d:
+        return (f" The table's {h} heads of $d_{{head}} = {d_head}$ cannot tile $d_{{model}} = {d}$ (the model counted here "
+                f"uses {cfg.n_heads} heads of {cfg.d_model // cfg.n_heads}); the number of heads does not change the count.")
+    return ""
 
 
 @template("params.gpt3_table", topic="params", kind="NAT", marks=2, difficulty=3,
@@ -340,26 +388,28 @@ def gpt3_table(chain: SeedChain) -> Draft:
     cfg = PRESETS[name]
     total = _count(cfg)
     L, d = cfg.n_layers, cfg.d_model
-    billions = total / 1e9
+    _, printed_d, printed_h, printed_d_head = _GPT3_TABLE[name]
+    billions = Fraction(total, 10**9)
     approx = 12 * L * d * d
     wrong = [
         Misconception("12Ld2-only", "left out the embeddings", "that is 12·L·d² alone, without the token and position embeddings",
-                      round(approx / 1e9, 2)),
+                      rounded(Fraction(approx, 10**9), 2)),
         Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
-                      round(4 * L * d * d / 1e9, 2)),
+                      rounded(Fraction(4 * L * d * d, 10**9), 2)),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      round((total - (L - 1) * _per_layer(cfg)) / 1e9, 2)),
+                      rounded(Fraction(total - (L - 1) * _per_layer(cfg), 10**9), 2)),
     ]
     return Draft(
-        prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {d}$, "
-                f"$n_{{heads}} = {cfg.n_heads}$, $d_{{ff}} = 4 d_{{model}}$, a vocabulary of $V = {tex_int(cfg.vocab_size)}$ and a context of "
-                f"$n_{{ctx}} = {cfg.max_len}$ (learned positions, tied output head, biases and LayerNorms as in GPT-2). "
-                "Count its parameters exactly and give the total in billions."),
-        answer=round(billions, 2), decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
-        unit=None,
+        prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {printed_d}$, "
+                f"$n_{{heads}} = {printed_h}$ and $d_{{head}} = {printed_d_head}$; all its models have $d_{{ff}} = 4 d_{{model}}$, "
+                f"a vocabulary of $V = {tex_int(cfg.vocab_size)}$ and a context of $n_{{ctx}} = {cfg.max_len}$ (learned positions, "
+                f"tied output head, biases and LayerNorms as in GPT-2).{_table_note(name, cfg)} "
+                "Count its parameters exactly, then give the total in billions to 2 decimal places."),
+        answer=rounded(billions, 2), decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
+        unit=BILLIONS,
         solution=[Step("Rule of thumb", f"$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {tex_int(approx)}$"),
                   _formula_step("Exact count", cfg, "N"),
-                  Step("In billions", f"$${tex_int(total)} \\approx {billions:.2f} \\times 10^9$$")],
+                  Step("In billions", f"$${tex_int(total)} \\approx {fixed(billions, 2)} \\times 10^9$$")],
         hints=["Each layer has ≈ 12·d² weights: 4d² attention + 8d² FFN.", "$12 L d^2 + 13 L d + (V + n_{ctx}) d + 2d$",
                f"$L = {L}$, $d = {d}$"],
     )
