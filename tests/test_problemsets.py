@@ -203,4 +203,28 @@ def test_a_roster_with_a_student_twice_is_refused(run_quiz, tmp_path):
 
 def test_numbered_variants(tmp_path):
     make_set(EXAMPLE, tmp_path / "v", variants=4)
-    assert sorted(p.stem for p in (tmp_path / "v" / "papers").iterdir()) == ["V1", "V2", "V3", "V4"]
+    assert sorted(p.name for p in (tmp_path / "v" / "papers").glob("*.md")) == ["V1.md", "V2.md", "V3.md", "V4.md"]
+
+
+def test_papers_and_keys_are_typeset_as_pdf(made):
+    from pypdf import PdfReader
+
+    qids = record(made)["students"][0]["questions"]
+    paper = PdfReader(made / "papers" / "21CS001.pdf")
+    text = " ".join(page.extract_text() for page in paper.pages)
+    assert "Roll number: 21CS001" in text and "Asha Rao" in text
+    assert len(paper.pages) >= 2  # each section starts a page
+    for qid in qids:
+        assert regenerate(qid).title in text
+        assert qid not in text  # the paper does not give away the ID that regenerates the key
+    key = " ".join(page.extract_text() for page in PdfReader(made / "keys" / "21CS001.pdf").pages)
+    assert all(qid in key for qid in qids) and "Answer:" in key and "Solution." in key
+
+
+def test_latex_math_becomes_typst_math():
+    from quizforge.problemsets.typeset import latex_to_typst
+
+    assert latex_to_typst(r"\frac{QK^\top}{\sqrt{d_k}}") == "frac(Q K^(top), sqrt(d_(k)))"
+    assert latex_to_typst(r"\operatorname{softmax}(x) \cdot 2") == 'op("softmax")(x) dot.c 2'
+    assert latex_to_typst(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}") == 'mat(delim: "[", 1, 2; 3, 4)'
+    assert latex_to_typst(r"a_{j1}") == "a_(j 1)"

@@ -4,8 +4,8 @@ Everything is written into a temporary folder next to the destination and rename
 place at the end, so a bad spec or roster leaves nothing behind, and a re-run gives the
 same bytes.
 
-    OUT/papers/<id>.md     one paper per student (or variant)
-    OUT/keys/<id>.md       its answer key: each question's key, range, worked solution and ID
+    OUT/papers/<id>.md/.pdf one paper per student (or variant), with a header for name and roll number
+    OUT/keys/<id>.md/.pdf   its answer key: each question's key, range, worked solution and ID
     OUT/keys.csv, .json    every key in one table
     OUT/moodle.xml         Moodle XML, a category per student
     OUT/quiz.gift          GIFT, the same
@@ -21,14 +21,14 @@ import tempfile
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.problemsets import keys, lms, papers
+from quizforge.problemsets import keys, lms, papers, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan
 
 
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
-             force: bool = False) -> dict:
+             force: bool = False, pdf: bool = True) -> dict:
     """Make the set; returns a summary (students, questions, files)."""
     if (roster is None) == (variants is None):
         raise InputError("give either --roster CSV or --variants K")
@@ -46,6 +46,9 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         for p in made:
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
+            if pdf:
+                (staging / "papers" / f"{p.student.id}.pdf").write_bytes(typeset.pdf(spec, slots, p, False))
+                (staging / "keys" / f"{p.student.id}.pdf").write_bytes(typeset.pdf(spec, slots, p, True))
         rows = keys.key_rows(made)
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
