@@ -228,3 +228,62 @@ def test_latex_math_becomes_typst_math():
     assert latex_to_typst(r"\operatorname{softmax}(x) \cdot 2") == 'op("softmax")(x) dot.c 2'
     assert latex_to_typst(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}") == 'mat(delim: "[", 1, 2; 3, 4)'
     assert latex_to_typst(r"a_{j1}") == "a_(j 1)"
+    assert latex_to_typst(r"QK^\top/\sqrt{d_k}") == r"Q K^(top)\/sqrt(d_(k))"  # a slash, not a fraction
+
+
+def test_qti21_items_score_the_gate_way(made):
+    import zipfile
+
+    ns = {"q": "http://www.imsglobal.org/xsd/imsqti_v2p1", "cp": "http://www.imsglobal.org/xsd/imscp_v1p1"}
+    archive = zipfile.ZipFile(made / "qti21.zip")
+    manifest = ET.fromstring(archive.read("imsmanifest.xml"))
+    hrefs = [r.get("href") for r in manifest.iter(f"{{{ns['cp']}}}resource")]
+    assert len(hrefs) == 21 and all(h in archive.namelist() for h in hrefs)
+    qids = [q for s in record(made)["students"] for q in s["questions"]]
+    for href, qid in zip(hrefs, qids):
+        item, q = ET.fromstring(archive.read(href)), regenerate(qid)
+        declaration = item.find("q:responseDeclaration", ns)
+        if q.kind == "NAT":
+            from quizforge.problemsets.lms import _nat_range
+
+            low, high = _nat_range(q)
+            equal = item.find(".//q:equal", ns)
+            half = float(equal.get("tolerance").split()[0])
+            mid = float(equal.find("q:baseValue", ns).text)
+            assert equal.get("toleranceMode") == "absolute" and declaration.get("baseType") == "float"
+            assert abs(mid - half - float(low)) < 1e-9 and abs(mid + half - float(high)) < 1e-9
+        else:
+            values = [v.text for v in declaration.findall("q:correctResponse/q:value", ns)]
+            assert values == [f"choice_{'abcd'[i]}" for i in sorted(q.correct)]
+            penalties = [float(v.text) for v in item.findall(".//q:responseElseIf//q:baseValue", ns)]
+            assert penalties == ([-q.marks / 3] if q.kind == "MCQ" else [])
+
+
+def test_canvas_zip_has_a_quiz_per_student(made):
+    import zipfile
+
+    archive = zipfile.ZipFile(made / "canvas_qti12.zip")
+    quizzes = sorted(n for n in archive.namelist() if n.endswith(".xml") and n != "imsmanifest.xml")
+    assert quizzes == [f"quiz-{s}/quiz-{s}.xml" for s in ("21CS001", "21CS002", "21CS003")]
+    root = ET.fromstring(archive.read(quizzes[0]))
+    ns = {"c": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"}
+    items = root.findall(".//c:item", ns)
+    assert len(items) == 7
+    types = [f.findtext("c:fieldentry", namespaces=ns) for f in root.iterfind(".//c:qtimetadatafield", ns)
+             if f.findtext("c:fieldlabel", namespaces=ns) == "question_type"]
+    kinds = [regenerate(q).kind for q in record(made)["students"][0]["questions"]]
+    expected = {"NAT": "numerical_question", "MCQ": "multiple_choice_question", "MSQ": "multiple_answers_question"}
+    assert types == [expected[k] for k in kinds]
+    assert "no negative marks" in (made / "lms_report.md").read_text()
+
+
+def test_every_template_typesets_without_falling_back():
+    import typst
+
+    from quizforge.bank.registry import all_templates
+    from quizforge.problemsets.typeset import PREAMBLE, question_typst
+
+    for template in all_templates():
+        for seed in (3, 4242):
+            q = template.question(seed)
+            typst.compile((PREAMBLE + question_typst(q, 1, True, plain_math=False)).encode())

@@ -26,7 +26,8 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
 
     made = make_set(spec, out, roster=roster, variants=variants, force=force)
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
-               "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, lms_report.md")
+               "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
+               "canvas_qti12.zip, lms_report.md")
 
 
 @problem_set.command("grade", short_help="Grade the answers students handed back.")

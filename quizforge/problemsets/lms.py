@@ -139,7 +139,9 @@ def gift(papers: list[Paper]) -> str:
 
 
 def loss_report() -> str:
+    from quizforge.problemsets.qti import LOSSES as QTI_LOSSES
+
     lines = ["# What the LMS exports cannot express", ""]
-    for fmt, losses in LOSSES.items():
+    for fmt, losses in {**LOSSES, "qti 2.1 and canvas": QTI_LOSSES}.items():
         lines += [f"## {fmt}", ""] + [f"- {loss}" for loss in losses] + [""]
     return "\n".join(lines)

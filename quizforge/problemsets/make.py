@@ -9,6 +9,8 @@ same bytes.
     OUT/keys.csv, .json    every key in one table
     OUT/moodle.xml         Moodle XML, a category per student
     OUT/quiz.gift          GIFT, the same
+    OUT/qti21.zip          QTI 2.1 items in a content package
+    OUT/canvas_qti12.zip   a Canvas quiz per student (QTI 1.2)
     OUT/lms_report.md      what those formats cannot express
     OUT/set.json           what `quiz set grade` needs: the students and their question IDs
 """
@@ -21,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.problemsets import keys, lms, papers, typeset
+from quizforge.problemsets import keys, lms, papers, qti, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan
@@ -54,6 +56,8 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
         (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, made), "utf-8")
         (staging / "quiz.gift").write_text(lms.gift(made), "utf-8")
+        (staging / "qti21.zip").write_bytes(qti.qti21_zip(made))
+        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, made))
         (staging / "lms_report.md").write_text(lms.loss_report(), "utf-8")
         record = {"title": spec.title, "seed": spec.seed,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],

@@ -125,7 +125,7 @@ def latex_to_typst(latex: str) -> str:
         else:
             if ch.isdigit() and out and out[-1][-1:].isalpha():
                 out.append(" ")  # "j1" would be one name in typst
-            out.append(ch)
+            out.append("\\/" if ch == "/" else ch)  # a bare / is a fraction in typst, a slash in LaTeX
             r.i += 1
     return re.sub(r"  +", " ", "".join(out)).strip()
 
@@ -185,7 +185,7 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
             elif item:
                 lines.append(f"{item.group(1)}- {_inline(item.group(2), math)}")
             elif numbered:
-                lines.append(f"{numbered.group(1)}+ {_inline(numbered.group(3), math)}")
+                lines.append(f"{numbered.group(1)}{numbered.group(2)}. {_inline(numbered.group(3), math)}")
             else:
                 lines.append(_inline(line, math))
     return "\n".join(lines)
@@ -242,7 +242,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
         accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
         parts += [f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
         for n, step in enumerate(question.solution, 1):
-            parts.append(f"+ *{md(step.title)}.* {md(step.md)}")
+            parts.append(f"{n}. *{md(step.title)}.* {md(step.md)}")  # numbered explicitly: figures break lists
             if step.matrix is not None:
                 parts.append(heatmap(step) if is_weights(step) else matrix_table(step))
     return "\n".join(parts)
