@@ -219,6 +219,10 @@ def test_papers_and_keys_are_typeset_as_pdf(made):
         assert qid not in text  # the paper does not give away the ID that regenerates the key
     key = " ".join(page.extract_text() for page in PdfReader(made / "keys" / "21CS001.pdf").pages)
     assert all(qid in key for qid in qids) and "Answer:" in key and "Solution." in key
+    everyone = PdfReader(made / "all_papers.pdf")  # the class's papers in one file, each its own pages
+    assert len(everyone.pages) == sum(len(PdfReader(made / "papers" / f"{s}.pdf").pages)
+                                      for s in ("21CS001", "21CS002", "21CS003"))
+    assert "Bilal Khan" not in text and "Bilal Khan" in " ".join(p.extract_text() for p in everyone.pages)
 
 
 def test_latex_math_becomes_typst_math():

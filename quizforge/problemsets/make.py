@@ -6,6 +6,7 @@ same bytes.
 
     OUT/papers/<id>.md/.pdf one paper per student (or variant), with a header for name and roll number
     OUT/keys/<id>.md/.pdf   its answer key: each question's key, range, worked solution and ID
+    OUT/all_papers.pdf     every paper in one file, to print; all_keys.pdf likewise
     OUT/keys.csv, .json    every key in one table
     OUT/moodle.xml         Moodle XML, a category per student
     OUT/quiz.gift          GIFT, the same
@@ -48,9 +49,12 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         for p in made:
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
-            if pdf:
-                (staging / "papers" / f"{p.student.id}.pdf").write_bytes(typeset.pdf(spec, slots, p, False))
-                (staging / "keys" / f"{p.student.id}.pdf").write_bytes(typeset.pdf(spec, slots, p, True))
+        if pdf:
+            for folder, with_answer, everyone in (("papers", False, "all_papers.pdf"), ("keys", True, "all_keys.pdf")):
+                whole, pieces = typeset.pdfs(spec, slots, made, with_answer)
+                (staging / everyone).write_bytes(whole)
+                for sid, data in pieces.items():
+                    (staging / folder / f"{sid}.pdf").write_bytes(data)
         rows = keys.key_rows(made)
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")

@@ -221,7 +221,7 @@ def is_weights(step: Step) -> bool:
         return False
 
 
-PREAMBLE = ('#set document(date: none)\n#set page(paper: "a4", margin: 18mm, numbering: "1 / 1")\n'
+PREAMBLE = ('#set document(date: none)\n#set page(paper: "a4", margin: 18mm, numbering: "1")\n'
             '#set text(size: 10pt)\n#set par(justify: true)\n')
 
 
@@ -248,11 +248,11 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     return "\n".join(parts)
 
 
-def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) -> str:
+def document(spec, slots, paper, with_answer: bool, plain_math: bool = False, preamble: bool = True) -> str:
     student = paper.student
     total = sum(q.marks for q in paper.questions)
     title = spec.title + (" — answer key" if with_answer else "")
-    parts = [PREAMBLE, f"= {_escape(title)}", "",
+    parts = [PREAMBLE if preamble else "", f"= {_escape(title)}", "",
              f"*Name:* {_escape(student.name) if student.name else '#box(width: 6cm, repeat[.])'} #h(1fr) "
              f"*Roll number:* {_escape(student.id)}", "",
              f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} marks, {len(paper.questions)} questions", ""]
@@ -268,6 +268,55 @@ def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) ->
             parts += [f"== {_escape(section)}", ""]
         parts += [question_typst(question, slot.number, with_answer, plain_math), ""]
     return "\n".join(parts)
+
+
+def _combined(spec, slots, papers, with_answer: bool, plain_math: bool) -> str:
+    """Every paper in one document, each starting a page (numbered from 1) with a marker
+    that tells its first page, so one compilation can be cut into one PDF per student."""
+    parts = [PREAMBLE]
+    for n, paper in enumerate(papers):
+        if n:
+            parts.append("#pagebreak()")
+        parts += ["#counter(page).update(1)",
+                  f'#context [#metadata((id: "{paper.student.id}", page: here().page())) <paper-start>]',
+                  document(spec, slots, paper, with_answer, plain_math, preamble=False)]
+    return "\n".join(parts)
+
+
+def pdfs(spec, slots, papers, with_answer: bool) -> tuple[bytes, dict[str, bytes]]:
+    """All papers (or keys) as one PDF to print, and cut into one PDF per student. One typst
+    compilation for the class: about twice as fast as one per student."""
+    import io
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import pypdf
+    import typst
+
+    with tempfile.TemporaryDirectory(prefix="quizforge-typst-") as tmp:
+        main = Path(tmp) / "main.typ"
+        for plain_math in (False, True):
+            main.write_text(_combined(spec, slots, papers, with_answer, plain_math), encoding="utf-8")
+            compiler = typst.Compiler(str(main), ignore_system_fonts=True)
+            try:
+                whole = compiler.compile(pdf_tags=False)
+                starts = json.loads(compiler.query("<paper-start>", field="value"))
+                break
+            except Exception:  # noqa: BLE001 - typst's errors have no public base class; set the math as text
+                if plain_math:
+                    raise
+    reader = pypdf.PdfReader(io.BytesIO(whole))
+    firsts = [s["page"] - 1 for s in starts] + [len(reader.pages)]
+    pieces = {}
+    for (start, end), marker in zip(zip(firsts, firsts[1:]), starts):
+        writer = pypdf.PdfWriter()
+        for page in range(start, end):
+            writer.add_page(reader.pages[page])
+        buffer = io.BytesIO()
+        writer.write(buffer)
+        pieces[marker["id"]] = buffer.getvalue()
+    return whole, pieces
 
 
 def pdf(spec, slots, paper, with_answer: bool) -> bytes:
