@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Statement, Step
 from quizforge.bank.rounding import round_half_away
 from quizforge.bank.seeds import SeedChain
@@ -100,7 +101,7 @@ def wavelength(chain: SeedChain) -> Draft:
         prompt=("The sinusoidal encoding uses $PE(pos, 2i) = \\sin(\\omega_i\\, pos)$ and $PE(pos, 2i+1) = "
                 f"\\cos(\\omega_i\\, pos)$ with $\\omega_i = 10000^{{-2i/d_{{model}}}}$ and $d_{{model}} = {d_model}$. "
                 f"What is {what}? Give it to 1 decimal place."),
-        answer=key, decimals=1, fmt=decimal(1), misconceptions=[m for m in wrong if m.value],
+        answer=key, decimals=1, fmt=decimal(1), misconceptions=merge_coinciding([m for m in wrong if m.value], decimals=1),
         solution=[Step("Frequency", f"$$\\omega_{{{i}}} = 10000^{{-{2 * i}/{d_model}}} \\approx {omega:.6g}$$"),
                   Step("Wavelength", f"$$\\lambda_{{{i}}} = 2\\pi / \\omega_{{{i}}} \\approx {lam:,.4f}$$"),
                   Step("Asked", f"$$\\approx {key:,.1f}$$"),
@@ -144,7 +145,7 @@ def relative_shift(chain: SeedChain) -> Draft:
                 f"pair $i = {i}$ at some position $pos$ is $(PE(pos, {2 * i}), PE(pos, {2 * i + 1})) = ({sin_a:.4f}, {cos_a:.4f})$. "
                 f"Using only that PE(pos + k) is a rotation of PE(pos) by the angle $k\\,\\omega_i$, what is "
                 f"$PE(pos + {k}, {dim})$? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m is not None],
+        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Angle of the shift", f"$$k\\,\\omega_{{{i}}} = {k} \\cdot {omega:.6g} = {b:.6f}$$"),
                   Step("Rotation", "$\\sin(a + b) = \\sin a \\cos b + \\cos a \\sin b$, "
                                    "$\\cos(a + b) = \\cos a \\cos b - \\sin a \\sin b$: a fixed 2 × 2 rotation that "

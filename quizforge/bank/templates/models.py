@@ -7,6 +7,7 @@ template's `verify` counts `numel()` on the model instantiated on the meta devic
 
 from __future__ import annotations
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.rounding import round_half_away
 from quizforge.bank.seeds import SeedChain
@@ -39,50 +40,96 @@ def _formula(title: str, cfg) -> Step:
 _PAPER_QUOTE = {"vaswani-base": "65M", "vaswani-big": "213M"}
 
 
+def _measured_part(cfg, part: str):
+    """numel() of a part of the reference model instantiated on meta: a stack, or all but the embeddings."""
+    def measure() -> int:
+        from torch import nn
+
+        from quizforge.reference import build
+
+        model = build(cfg, "meta")
+        if part in ("encoder", "decoder"):
+            return sum(p.numel() for p in getattr(model, part).parameters())
+        tables = {id(p) for m in model.modules() if isinstance(m, nn.Embedding) for p in m.parameters()}
+        return sum(p.numel() for p in model.parameters() if id(p) not in tables)
+    return measure
+
+
+_ASKS = {
+    "total": "How many trainable parameters does it have",
+    "non_embedding": "How many trainable parameters does it have outside the embedding matrix",
+    "encoder": "How many trainable parameters does its encoder stack (the 6 encoder layers) have",
+    "decoder": "How many trainable parameters does its decoder stack (the 6 decoder layers) have",
+}
+
+
 @template("params.transformer_paper", topic="params", kind="NAT", marks=2, difficulty=3,
           title="Parameters of the original Transformer (base and big)")
 def transformer_paper(chain: SeedChain) -> Draft:
     from quizforge.reference.presets import get_preset
 
-    name = chain.stream("params").choice(tuple(_PAPER_QUOTE))
+    s = chain.stream("params")
+    name = s.choice(tuple(_PAPER_QUOTE))
+    ask = s.choice(("total", "total", "non_embedding", "encoder", "decoder"))
     cfg = get_preset(name)
     d, V, h, d_ff = cfg.d_model, cfg.vocab_size, cfg.n_heads, cfg.d_ff
     total = _count(cfg)
     millions = lambda x: round_half_away(x / 1e6, 1)  # noqa: E731
-    encoder_layer = 4 * d * d + 4 * d + 2 * d * d_ff + d_ff + d + 4 * d
-    decoder_layer = encoder_layer + 4 * d * d + 4 * d + 2 * d
-    wrong = [
-        Misconception("untied-head", "gave the output projection its own matrix",
-                      "the pre-softmax projection shares the embedding matrix", millions(total + V * d)),
-        Misconception("unshared-embeddings", "gave each of the three uses its own matrix",
-                      "encoder input, decoder input and output projection share one V × d matrix",
-                      millions(total + 2 * V * d)),
-        Misconception("no-embeddings", "left out the embeddings", "the shared V × d embedding matrix is a parameter too",
-                      millions(total - V * d)),
-        Misconception("no-cross-attention", "forgot the decoder's cross-attention",
-                      "each decoder layer has self-attention, cross-attention and an FFN",
-                      millions(total - 6 * (4 * d * d + 4 * d + 2 * d))),
-        Misconception("decoder-as-encoder", "counted 12 encoder layers", "decoder layers are larger than encoder layers",
-                      millions(total - 6 * (decoder_layer - encoder_layer))),
-    ]
+    attention, ffn = 4 * d * d + 4 * d, 2 * d * d_ff + d_ff + d
+    encoder_layer = attention + ffn + 4 * d
+    decoder_layer = encoder_layer + attention + 2 * d
+    key = {"total": total, "non_embedding": total - V * d, "encoder": 6 * encoder_layer, "decoder": 6 * decoder_layer}[ask]
+    if ask == "total":
+        wrong = [
+            Misconception("untied-head", "gave the output projection its own matrix",
+                          "the pre-softmax projection shares the embedding matrix", total + V * d),
+            Misconception("unshared-embeddings", "gave each of the three uses its own matrix",
+                          "encoder input, decoder input and output projection share one V × d matrix", total + 2 * V * d),
+            Misconception("no-embeddings", "left out the embeddings", "the shared V × d embedding matrix is a parameter too",
+                          total - V * d),
+            Misconception("no-cross-attention", "forgot the decoder's cross-attention",
+                          "each decoder layer has self-attention, cross-attention and an FFN", total - 6 * (attention + 2 * d)),
+        ]
+    elif ask == "non_embedding":
+        wrong = [
+            Misconception("with-embeddings", "included the embedding matrix", "the question leaves out the V × d matrix",
+                          total),
+            Misconception("no-cross-attention", "forgot the decoder's cross-attention",
+                          "each decoder layer has self-attention, cross-attention and an FFN",
+                          total - V * d - 6 * (attention + 2 * d)),
+            Misconception("ffn-width-d", "took d_ff = d", f"the FFN is {d_ff} wide",
+                          total - V * d - 12 * (2 * d * (d_ff - d) + d_ff - d)),
+        ]
+    else:
+        layer = encoder_layer if ask == "encoder" else decoder_layer
+        wrong = [
+            Misconception("one-layer", "counted one layer", "the stack has 6 layers", layer),
+            Misconception("ffn-width-d", "took d_ff = d", f"the FFN is {d_ff} wide", key - 6 * (2 * d * (d_ff - d) + d_ff - d)),
+            Misconception("no-cross-attention", "forgot the cross-attention",
+                          "each decoder layer has self-attention, cross-attention and an FFN", 6 * encoder_layer)
+            if ask == "decoder" else
+            Misconception("encoder-with-cross", "gave the encoder cross-attention", "only decoder layers attend to the encoder",
+                          6 * decoder_layer),
+        ]
     return Draft(
         prompt=(f"The original Transformer **{name.split('-')[1]}** model (Vaswani et al. 2017) has 6 encoder and 6 decoder "
                 f"layers, $d_{{model}} = {d}$, $h = {h}$ heads, $d_{{ff}} = {d_ff}$, post-LayerNorm residual blocks and "
                 "sinusoidal positions (no parameters). Assume, as the paper does, one embedding matrix shared by the encoder "
                 f"input, the decoder input and the pre-softmax projection, over a vocabulary of $V = {tex_int(V)}$ BPE tokens, "
-                "and biases on every linear map and LayerNorm. How many trainable parameters does it have, in millions? "
-                "Give it to 1 decimal place."),
-        answer=millions(total), decimals=1, fmt=decimal(1), verify=lambda: millions(_measured_total(cfg)()),
-        misconceptions=wrong,
+                f"and biases on every linear map and LayerNorm. {_ASKS[ask]}, in millions? Give it to 1 decimal place."),
+        answer=millions(key), decimals=1, fmt=decimal(1),
+        verify=lambda: millions(_measured_total(cfg)() if ask == "total" else _measured_part(cfg, ask)()),
+        misconceptions=merge_coinciding([Misconception(m.tag, m.label, m.feedback, millions(m.value)) for m in wrong],
+                                        decimals=1),
         solution=[
             Step("Encoder layer", f"attention $4d^2 + 4d$, FFN $2 d\\,d_{{ff}} + d_{{ff}} + d$, two LayerNorms $4d$: "
                                   f"${tex_int(encoder_layer)}$"),
             Step("Decoder layer", f"one more attention block and LayerNorm: ${tex_int(decoder_layer)}$"),
             Step("Embeddings", f"one shared matrix: $V d = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
-            _formula("Total", cfg),
-            Step("In millions", f"$${tex_int(total)} \\approx {millions(total):.1f}\\,\\mathrm{{M}}$$ — the paper quotes "
-                                f"about {_PAPER_QUOTE[name]}; its exact vocabulary and counting are not printed, so the "
-                                "question fixes them."),
+            _formula("Whole model", cfg),
+            Step("Asked", f"$${tex_int(key)} \\approx {millions(key):.1f}\\,\\mathrm{{M}}$$"),
+            Step("The paper's figure", f"Table 3 quotes about {_PAPER_QUOTE[name]} for the whole model; its exact "
+                                       "vocabulary and counting are not printed, so the question fixes them."),
         ],
         hints=["Count one encoder layer and one decoder layer, multiply by 6 each, add one embedding matrix.",
                "decoder layer = encoder layer + cross-attention ($4d^2 + 4d$) + one LayerNorm ($2d$)",
@@ -125,7 +172,7 @@ def small_gpt(chain: SeedChain) -> Draft:
                 f"biases on every linear map and LayerNorm) has $L = {L}$ layers, $d = {d}$, $h = {h}$ heads, a vocabulary of "
                 f"$V = {tex_int(V)}$ and a context of $n_{{ctx}} = {ctx}$; its output head is {head}. "
                 "How many trainable parameters does it have? Count exactly."),
-        answer=total, fmt=integer, verify=_measured_total(cfg), misconceptions=wrong,
+        answer=total, fmt=integer, verify=_measured_total(cfg), misconceptions=merge_coinciding(wrong),
         solution=[
             Step("One layer", f"$12d^2 + 13d = {tex_int(layer)}$ (attention $4d^2 + 4d$, FFN $8d^2 + 5d$, two LayerNorms $4d$)"),
             Step("Embeddings", f"tokens $V d = {tex_int(V * d)}$, positions $n_{{ctx}} d = {tex_int(ctx * d)}$"
@@ -168,7 +215,7 @@ def gpt3_layer(chain: SeedChain) -> Draft:
         prompt=(f"One transformer layer of GPT-3 **{name}** has $d_{{model}} = {d}$ ({cfg.n_heads} heads), "
                 "$d_{ff} = 4 d_{model}$, biases on the four attention projections and the two FFN maps, and two "
                 "LayerNorms with gain and bias. How many trainable parameters does one layer have? Count exactly."),
-        answer=layer, fmt=integer, verify=measured, misconceptions=wrong,
+        answer=layer, fmt=integer, verify=measured, misconceptions=merge_coinciding(wrong),
         solution=[
             Step("Attention", f"$4d^2 + 4d = {tex_int(4 * d * d + 4 * d)}$"),
             Step("FFN", f"$d \\cdot 4d + 4d + 4d \\cdot d + d = 8d^2 + 5d = {tex_int(8 * d * d + 5 * d)}$"),

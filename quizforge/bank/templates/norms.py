@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.rounding import round_half_away
 from quizforge.bank.seeds import SeedChain
@@ -83,7 +84,7 @@ def layernorm(chain: SeedChain) -> Draft:
                 "$y = \\gamma \\cdot (x - \\mu)/\\sqrt{\\sigma^2 + \\epsilon} + \\beta$ with $\\mu$ and $\\sigma^2$ the mean and "
                 f"variance over the features (dividing by $d$), $\\epsilon = 0$, and {affine}. "
                 f"What is {what}? Give it to 2 decimal places."),
-        answer=key, decimals=2, fmt=decimal(2), misconceptions=[m for m in wrong if m is not None],
+        answer=key, decimals=2, fmt=decimal(2), misconceptions=merge_coinciding(wrong, decimals=2),
         verify=lambda: round_half_away(_reference(x, gamma, beta, j, ask), 2),
         solution=[Step("Mean", f"$$\\mu = \\frac{{{' + '.join(map(str, x))}}}{{{d}}} = {mean:.4f}$$"),
                   Step("Variance", f"$$\\sigma^2 = \\frac{{1}}{{{d}}}\\sum_i (x_i - \\mu)^2 = {var:.4f}$$"),

@@ -4,6 +4,7 @@ reference MHA; the recurrent layer is h_t = tanh(W_x x_t + W_h h_{t-1} + b)."""
 
 from __future__ import annotations
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import integer, tex_int
@@ -78,7 +79,7 @@ def rnn_attention_counts(chain: SeedChain) -> Draft:
                 f"(b) Multi-head self-attention with $h = {h}$ heads: $W_Q, W_K, W_V, W_O$ are $d \\times d$ with biases. "
                 "Count a multiply-add as 2 FLOPs and ignore biases, tanh and softmax in FLOPs. "
                 f"How many {what}? Count exactly."),
-        answer=key, fmt=integer, misconceptions=wrong,
+        answer=key, fmt=integer, misconceptions=merge_coinciding(wrong),
         solution=[
             Step("Recurrent layer", f"parameters $2d^2 + d = {tex_int(rnn_params)}$; FLOPs $n \\cdot 2 \\cdot 2d^2 = "
                                     f"4nd^2 = {tex_int(rnn_flops)}$, in $n$ sequential steps"),

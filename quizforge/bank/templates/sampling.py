@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Statement, Step
 from quizforge.bank.rounding import round_half_away
 from quizforge.bank.seeds import SeedChain
@@ -57,7 +58,7 @@ def temperature(chain: SeedChain) -> Draft:
     return Draft(
         prompt=(f"A language model's next-token logits over a vocabulary of {n} tokens are $({_fmt_logits(logits)})$. "
                 f"Sampling uses temperature $T = {T}$. What is the probability of token {j + 1}? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=wrong,
+        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Scale", f"$z/T = ({', '.join(f'{z / T:.4g}' for z in logits)})$"),
                   Step("Softmax", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j] / T:.4g}}}}}{{\\sum_k e^{{z_k/T}}}} = "
                                   f"\\frac{{{exps[j]:.4f}}}{{{sum(exps):.4f}}} = {p:.5f} \\approx {key:.3f}$$"),
@@ -70,15 +71,17 @@ def temperature(chain: SeedChain) -> Draft:
           title="A probability after top-k filtering", light=True)
 def top_k(chain: SeedChain) -> Draft:
     s = chain.stream("params")
-    n = s.integer(5, 7)
-    logits = _distinct_logits(s, n)
-    k = s.integer(2, n - 2)
-    T = s.choice((1.0, 1.0, *TEMPERATURES))
-    order = sorted(range(n), key=lambda i: -logits[i])
-    kept = sorted(order[:k])
-    j = s.choice(kept)
-    probs = _softmax([logits[i] for i in kept], T)
-    p = probs[kept.index(j)]
+    while True:
+        n = s.integer(5, 7)
+        logits = _distinct_logits(s, n)
+        k = s.integer(2, n - 2)
+        T = s.choice((1.0, 1.0, *TEMPERATURES))
+        order = sorted(range(n), key=lambda i: -logits[i])
+        kept = sorted(order[:k])
+        j = s.choice(kept)
+        p = _softmax([logits[i] for i in kept], T)[kept.index(j)]
+        if p >= 0.02:
+            break
     key = round_half_away(p, 3)
     full = _softmax(logits, T)
     wrong = [
@@ -96,7 +99,7 @@ def top_k(chain: SeedChain) -> Draft:
         prompt=(f"Next-token logits over a vocabulary of {n} tokens are $({_fmt_logits(logits)})$ for tokens 1 to {n}. "
                 f"Sampling uses top-$k$ filtering with $k = {k}${temp}. What is the probability that token {j + 1} is "
                 "sampled? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m is not None],
+        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Keep the top k", f"the {k} largest logits belong to tokens "
                                          f"{', '.join(str(i + 1) for i in kept)}; the others become $-\\infty$"),
                   Step("Softmax over the kept", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j]:g}/{T:g}}}}}"

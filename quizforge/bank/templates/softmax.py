@@ -1,13 +1,24 @@
-"""Softmax and scaling, with numbers: the variance of q·k, and the weights left after masking."""
+"""Softmax and scaling: the variance of q·k and the weights left after masking (numbers), and what
+scaling and masking do to the softmax (concepts)."""
 
 from __future__ import annotations
 
 import math
 
-from quizforge.bank.question import Misconception, Step
+from quizforge.bank.question import Misconception, Statement, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.template import Draft, template
+
+MCQ_ASK = "Which ONE of the following statements is CORRECT?"
+
+
+def _t(text: str, why: str) -> Statement:
+    return Statement(text.rstrip("."), True, why)
+
+
+def _f(text: str, why: str, tag: str = "") -> Statement:
+    return Statement(text.rstrip("."), False, why, tag)
 
 
 @template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True)
@@ -80,4 +91,182 @@ def masked_weights(chain: SeedChain) -> Draft:
                        + f"}} = \\frac{{{exps[j]:.4f}}}{{{z_live:.4f}}} = {value:.4f}$$")],
         hints=["A masked key must get weight exactly 0, and the rest still sum to 1.",
                "$a_j = e^{z_j} / \\sum_{k \\text{ allowed}} e^{z_k}$", f"allowed keys: {', '.join(str(k + 1) for k in live)}"],
+    )
+
+
+# --- 10. softmax: the effect of scaling ---------------------------------------
+
+@template("softmax.scaling_effect", topic="softmax", kind="MCQ", marks=1, difficulty=2,
+          title="What scaling does to the softmax", light=True)
+def scaling_effect(chain: SeedChain) -> Draft:
+    s = chain.stream("params")
+    d_k = s.choice((16, 64, 256))
+    root = round(d_k ** 0.5)
+    step = root // 2 if root > 4 else 1
+    scores: list[int] = []
+    while len(scores) < 4:                                  # four distinct multiples of step in [-3√d_k, 3√d_k]
+        x = step * s.integer(-3 * root // step, 3 * root // step)
+        if x not in scores:
+            scores.append(x)
+    best = max(range(4), key=lambda i: scores[i]) + 1
+    low = min(range(4), key=lambda i: scores[i]) + 1
+    c = s.choice((3, 5, 10, 100))
+    row = ", ".join(str(x) for x in scores)
+    framing = s.integer(0, 1)
+    lead = [
+        f"For one query, the dot products with four keys are $(s_1, s_2, s_3, s_4) = ({row})$, and the head width is "
+        f"$d_k = {d_k}$, so attention uses $\\operatorname{{softmax}}(s/\\sqrt{{d_k}}) = \\operatorname{{softmax}}(s/{root})$.",
+        f"A head of width $d_k = {d_k}$ produces the raw scores $({row})$ for keys 1 to 4 of one query. Compare "
+        f"$\\operatorname{{softmax}}(s)$ with the scaled $\\operatorname{{softmax}}(s/{root})$.",
+    ][framing]
+    prompt = f"{lead} {MCQ_ASK}"
+    statements = [
+        _t(f"Key {best} receives the largest weight both with and without the scaling.",
+           "dividing every score by the same positive number keeps their order, so the argmax is unchanged"),
+        _t(f"The scaled softmax is less peaked (closer to uniform) than the unscaled one: dividing by {root} acts as a "
+           f"temperature $T = {root} > 1$.",
+           "smaller logit gaps give smaller ratios between the exponentials, so the weights even out"),
+        _t(f"Adding the constant {c} to all four scores would leave the (scaled or unscaled) weights unchanged.",
+           "the common factor e^c cancels between the numerator and the normalizing sum"),
+        _t("When the components of $q$ and $k$ are independent with mean 0 and variance 1, dividing by "
+           "$\\sqrt{d_k}$ gives the scores variance 1 whatever the head width.",
+           "the unscaled dot product has variance d_k, and dividing by √d_k divides the variance by d_k"),
+        _t(f"The ranking of the four keys by weight is the same with and without the scaling, key {low} getting the "
+           "smallest weight in both.",
+           "the softmax is increasing in each logit and the scaling preserves their order"),
+        _f("The scaling is what makes the four weights sum to 1.",
+           "the softmax normalizes each row to 1 with or without the scaling",
+           "scaling-normalizes"),
+        _f(f"Dividing by {root} makes the weights more peaked, concentrating more of the weight on key {best}.",
+           f"dividing by {root} shrinks the gaps between logits, which flattens the distribution",
+           "scaling-sharpens"),
+        _f("The scaling can change which key receives the largest weight.",
+           "a positive common factor never changes the order of the scores, so the argmax is fixed",
+           "scaling-changes-argmax"),
+        _f("The softmax is unchanged when every logit is multiplied by the same positive constant, so the scaling has "
+           "no effect on the weights.",
+           "the softmax is shift-invariant, not scale-invariant: multiplying the logits changes how peaked it is",
+           "softmax-scale-invariant"),
+        _f(f"Adding the constant {c} to all four scores would change the weights, making key {best} even more dominant.",
+           "adding a constant to every logit multiplies every exponential by the same factor, which cancels",
+           "softmax-shift-variant"),
+        _f(f"Dividing logits by a temperature $T > 1$ (here $T = {root}$) pushes the softmax towards a one-hot vector.",
+           "a temperature above 1 flattens the distribution; T below 1 sharpens it",
+           "temperature-backwards"),
+        _f(f"When the components of $q$ and $k$ are independent with mean 0 and variance 1, the scores after the "
+           f"division by $\\sqrt{{d_k}} = {root}$ have variance $1/d_k = 1/{d_k}$.",
+           "dividing the variance d_k by (√d_k)² = d_k gives 1, not 1/d_k; 1/d_k would need a division by d_k",
+           "variance-over-scaled"),
+    ]
+    solution = [
+        Step("Order is preserved",
+             f"Dividing by ${root} > 0$ keeps the order of $({row})$: key {best} is still the largest and key {low} "
+             "the smallest, and the softmax is increasing in each logit, so the ranking of the weights is unchanged."),
+        Step("Temperature",
+             f"$\\operatorname{{softmax}}(s/T)$ with $T = {root} > 1$ shrinks the gaps between logits, so the ratios "
+             "$e^{(s_i - s_j)/T}$ move towards 1: the distribution is flatter. $T < 1$ would sharpen it."),
+        Step("Shift versus scale",
+             "$\\operatorname{softmax}(s + c) = \\operatorname{softmax}(s)$ because $e^c$ cancels; "
+             "$\\operatorname{softmax}(a s) \\neq \\operatorname{softmax}(s)$ in general. The rows sum to 1 because of "
+             "the softmax, with or without scaling."),
+        Step("Why this scale",
+             "With unit-variance components, $\\operatorname{Var}(q \\cdot k) = d_k$; dividing by $\\sqrt{d_k}$ brings it "
+             "to 1, keeping the softmax out of its saturated, near one-hot region."),
+        Step("Key facts",
+             "Scaling keeps the argmax and the ranking, and flattens the weights ($T = \\sqrt{d_k}$); "
+             "softmax: invariant to adding a constant, not to multiplying by one; "
+             "summing to 1 is the softmax's doing."),
+    ]
+    return Draft(
+        prompt=prompt, statements=statements, solution=solution,
+        hints=["Think of the division as a temperature.",
+               "$\\operatorname{softmax}(s/T)_i = e^{s_i/T} / \\sum_j e^{s_j/T}$",
+               f"Here $T = \\sqrt{{{d_k}}} = {root}$ and the largest score is key {best}'s."],
+    )
+
+
+# --- 11. softmax: masked positions --------------------------------------------
+
+@template("softmax.masked_positions", topic="softmax", kind="MCQ", marks=1, difficulty=2,
+          title="Masking before the softmax", light=True)
+def masked_positions(chain: SeedChain) -> Draft:
+    s = chain.stream("params")
+    n = s.integer(4, 8)
+    pad = s.integer(1, 2)                                   # trailing padded positions of one sequence (framing 1)
+    i = s.integer(2, n - pad)                               # a query row, 1-based, never a padded position
+    framing = s.integer(0, 1)
+    kept, total, strict = n * (n + 1) // 2, n * n, n * (n - 1) // 2
+    lead = [
+        f"A decoder attends over $n = {n}$ positions with a causal mask, implemented by adding a mask matrix $M$ to "
+        "the scores before the softmax: $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
+        f"A decoder is trained on a batch of sequences of $n = {n}$ positions; "
+        + ("the last position of one sequence is padding. " if pad == 1
+           else f"the last {pad} positions of one sequence are padding. ")
+        + "Its attention combines a causal mask with a padding mask, both added to the scores as a matrix $M$ in "
+        "$\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
+    ][framing]
+    prompt = f"{lead} Queries index the rows and keys the columns, from 1 to {n}. {MCQ_ASK}"
+    statements = [
+        _t("Adding $-\\infty$ (in practice a large negative number) to a masked score before the softmax gives that "
+           "key a weight of 0, and the remaining weights of the row still sum to 1.",
+           "e^(−∞) = 0 drops out of the normalizing sum, which then runs over the allowed keys only"),
+        _t(f"The causal mask lets query $i$ attend to keys $1, \\ldots, i$: the allowed entries form the lower "
+           f"triangle including the diagonal, {kept} of the {total} entries.",
+           f"row i allows i keys, and 1 + 2 + ⋯ + {n} = {kept}"),
+        _t(f"Under the causal mask, if the {i} allowed scores of row {i} are all equal, each of them gets weight "
+           f"$\\frac{{1}}{{{i}}}$.",
+           f"the masked keys get weight 0 and the softmax spreads the row evenly over the {i} allowed keys"),
+        _t("A padding mask acts on the keys (columns): no query may put weight on a padded position.",
+           "padded keys carry no content, so they are masked in every row"),
+        _t("Under the causal mask, the first query can attend only to itself, so its single weight is exactly 1.",
+           "row 1 has one allowed key, the diagonal, and the softmax of one finite logit is 1"),
+        _f("Setting the masked weights to 0 after the softmax is equivalent to adding $-\\infty$ before it.",
+           "zeroing after the softmax leaves the row summing to less than 1 unless it is renormalized",
+           "mask-after-softmax"),
+        _f("Masked positions are given a score of 0 before the softmax, which makes their weight 0.",
+           "e^0 = 1, so a score of 0 still gets a positive weight; the score must be −∞ or very negative",
+           "mask-with-zero"),
+        _f(f"The causal mask lets query $i$ attend to keys $i, \\ldots, {n}$: the allowed entries form the upper "
+           "triangle.",
+           "that would let each position see the future; the causal mask allows keys up to i, the lower triangle",
+           "causal-upper"),
+        _f(f"The causal mask leaves {strict} of the {total} entries unmasked, because a position may not attend to "
+           "itself.",
+           f"the diagonal is allowed: a token may attend to itself, so {kept} entries remain",
+           "causal-no-diagonal"),
+        _f("A padding mask is applied to the query rows only; padded keys stay visible to the other queries.",
+           "padding must be hidden as keys (columns), or real tokens would attend to it",
+           "padding-mask-queries"),
+        _f("After masking, the unmasked weights of a row sum to less than 1, the missing share being the masked keys'.",
+           "the softmax renormalizes over the allowed keys, so they sum to 1",
+           "mask-no-renormalize"),
+        _f(f"Under the causal mask, row {i} keeps the softmax weights of the unmasked row for keys $1, \\ldots, {i}$ "
+           "and sets the rest to 0.",
+           "the allowed weights are renormalized among themselves, so they are larger than in the unmasked row",
+           "mask-after-softmax"),
+    ]
+    solution = [
+        Step("Additive mask",
+             "$M_{ij} = 0$ where query $i$ may see key $j$ and $-\\infty$ (or a large negative number) elsewhere. "
+             "Then $e^{s_{ij} + M_{ij}} = 0$ for masked keys, and the softmax divides by a sum over the allowed keys "
+             "only, so each row still sums to 1."),
+        Step("Why not zero afterwards",
+             "Zeroing weights after the softmax removes their share without redistributing it: the row sums to less "
+             "than 1 unless it is renormalized. A score of 0 is not a mask either: $e^0 = 1$."),
+        Step("Causal mask",
+             f"Row $i$ allows keys $1, \\ldots, i$: the lower triangle with the diagonal, "
+             f"$1 + 2 + \\cdots + {n} = {kept}$ of ${n}^2 = {total}$ entries. Row 1 allows only itself (weight 1); "
+             f"row {i} with equal allowed scores gives each $\\frac{{1}}{{{i}}}$."),
+        Step("Padding mask",
+             "Padding is masked as keys: the padded columns are $-\\infty$ in every row, so no query attends to them."),
+        Step("Key facts",
+             "Mask before the softmax with $-\\infty$; rows renormalize to 1; "
+             "causal: lower-triangular including the diagonal; "
+             "padding: mask the key columns."),
+    ]
+    return Draft(
+        prompt=prompt, statements=statements, solution=solution,
+        hints=["Ask what $e^x$ is for the value the mask adds.",
+               "$\\operatorname{softmax}(s + M)_j = e^{s_j + M_j} / \\sum_k e^{s_k + M_k}$, with $M_j = -\\infty$ when masked",
+               f"Row {i} of a causal mask allows keys 1 to {i}."],
     )
