@@ -88,3 +88,76 @@ def test_loading_the_bank_stays_off_torch_and_sympy():
 def test_chain_files_ship_as_package_data():
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
     assert '"practice/interviews/*.toml"' in pyproject
+
+
+# --- statement pools of the conceptual templates ---------------------------------------------
+
+from quizforge.bank import registry  # noqa: E402
+from quizforge.bank import statement_pools as pools  # noqa: E402
+
+POOL = '''[[statement]]
+true = true
+text = 'Attention over $n = {{n}}$ tokens compares every pair'
+why = 'n² pairs'
+
+[[statement]]
+true = false
+text = 'It is linear in n'
+why = 'it is quadratic'
+tag = "linear"
+
+[[statement]]
+true = false
+text = 'It needs a recurrence'
+why = 'there is none'
+
+[[statement]]
+true = false
+text = 'It is cubic in n'
+why = 'it is quadratic'
+'''
+
+
+def _pool(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "demo.toml"
+    path.write_text(text, encoding="utf-8")
+    pools.load_pool.cache_clear()
+    return path
+
+
+def test_every_pool_file_loads_and_is_used_by_a_template():
+    names = pools.pool_names()
+    assert len(names) == 15
+    for name in names:
+        assert pools.load_pool(pools.POOL_DIR / f"{name}.toml")
+    used = {t.id.split(".", 1)[1] for t in registry.all_templates() if t.question(0).options and
+            any(o.why for o in t.question(0).options)}
+    assert set(names) <= used
+
+
+def test_a_pool_fills_its_placeholders(tmp_path, monkeypatch):
+    monkeypatch.setattr(pools, "POOL_DIR", _pool(tmp_path, POOL).parent)
+    statements = pools.statement_pool("demo", n=512)
+    assert statements[0].text == "Attention over $n = 512$ tokens compares every pair" and statements[0].true
+    assert statements[1].tag == "linear" and not statements[1].true
+
+
+@pytest.mark.parametrize("broken, line, words", [
+    (POOL.replace("true = false\ntext = 'It is linear", "true = 'no'\ntext = 'It is linear"), 7, "'true' must be"),
+    (POOL.replace("why = 'there is none'\n", ""), 12, "missing 'why'"),
+    (POOL.replace("text = 'It is cubic in n'", "text = 'It is cubic in n.'"), 19, "without a full stop"),
+    (POOL.replace("why = 'n² pairs'", "why = 'n² pairs'\ntag = 'oops'"), 5, "true statement has no misconception tag"),
+    (POOL.replace("why = 'it is quadratic'\ntag", "wy = 'it is quadratic'\ntag"), 9, "unknown field 'wy'"),
+    (POOL.split("[[statement]]\ntrue = false\ntext = 'It is cubic")[0], 1, "at least 4 [[statement]]"),
+])
+def test_a_malformed_statement_names_file_and_line(tmp_path, broken, line, words):
+    path = _pool(tmp_path, broken)
+    with pytest.raises(ContentError) as e:
+        pools.load_pool(path)
+    assert str(e.value).startswith(f"{path}:{line}: ") and words in str(e.value), str(e.value)
+
+
+def test_an_unknown_placeholder_names_file_and_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(pools, "POOL_DIR", _pool(tmp_path, POOL.replace("{{n}}", "{{m}}")).parent)
+    with pytest.raises(ContentError, match=r"demo.toml:3: .*unknown placeholder \{\{m\}\} in 'text'; this template provides n"):
+        pools.statement_pool("demo", n=512)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from quizforge.bank.question import Statement, Step
+from quizforge.bank.question import Step
 from quizforge.bank.seeds import SeedChain
+from quizforge.bank.statement_pools import statement_pool
 from quizforge.bank.template import Draft, template
 
 # (layout comment, dims of the scores, the wrong dim argument, the axis it names)
@@ -30,20 +31,7 @@ def softmax_axis_bug(chain: SeedChain) -> Draft:
             "queries for each key" if axis == "queries" else
             "each (query, key) entry is normalized across the h heads, so rows no longer sum to 1 and the heads "
             "compete with each other")
-    statements = [
-        Statement(f"The bug: dim={dim} normalizes over the {axis}; {sums}. It should be dim=-1 (over the keys)", True,
-                  "for out = weights @ v to average value vectors, every row (one query, all keys) must sum to 1"),
-        Statement("The code is correct: softmax gives the same result over either axis because the score matrix is "
-                  "symmetric", False, "QKᵀ is not symmetric in general: W_Q and W_K differ", "scores-symmetric"),
-        Statement("The bug is the transpose: it should be q @ k, and then dim=" + dim + " is right", False,
-                  "q @ kᵀ is correct: it pairs every query with every key", "blame-transpose"),
-        Statement("The code is correct as long as no mask is applied; the axis only matters with a causal mask", False,
-                  "the axis decides what sums to 1, mask or not", "axis-only-with-mask"),
-        Statement("The only fault is numerical: softmax needs the row maximum subtracted first, which dim=" + dim
-                  + " skips", False, "torch.softmax is stable along any axis; the axis itself is wrong", "blame-stability"),
-        Statement("The bug is the scaling: it should divide by d_k, not its square root", False,
-                  "√d_k is correct; the softmax axis is the bug", "divide-by-dk"),
-    ]
+    statements = statement_pool("softmax_axis_bug", dim=dim, axis=axis, sums=sums)
     return Draft(
         prompt=("This attention code has a bug:\n\n```python\n" + code + "\n```\n\n"
                 "Which ONE of the following statements is CORRECT?"),

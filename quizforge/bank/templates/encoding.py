@@ -6,19 +6,12 @@ from __future__ import annotations
 import math
 
 from quizforge.bank.coinciding import merge_coinciding
-from quizforge.bank.question import Misconception, Statement, Step
+from quizforge.bank.question import Misconception, Step
 from quizforge.bank.rounding import round_half_away
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
+from quizforge.bank.statement_pools import statement_pool
 from quizforge.bank.template import Draft, template
-
-
-def _t(text: str, why: str) -> Statement:
-    return Statement(text, True, why)
-
-
-def _f(text: str, why: str, tag: str) -> Statement:
-    return Statement(text, False, why, tag)
 
 
 @template("positional.why_needed", topic="positional", kind="MCQ", marks=1, difficulty=1,
@@ -31,25 +24,7 @@ def why_needed(chain: SeedChain) -> Draft:
         f"You remove the positional encoding from a Transformer encoder and feed it {n}-token sentences.",
         f"An interviewer asks why the input of a Transformer encoder ({n} tokens here) gets a positional encoding.",
     ))
-    statements = [
-        _t("Self-attention is permutation-equivariant: permuting the input tokens only permutes the outputs, so word "
-           "order is invisible without positional information",
-           "every token attends through the same weights to a set of keys; nothing in QKᵀ or the FFN depends on where "
-           "a token sits"),
-        _t(f"Without positional encoding, the {n} tokens shuffled into any order produce the same set of output vectors",
-           "attention sums over keys with weights that depend only on content, and the FFN acts on each token alone"),
-        _f("Positional encoding is needed because attention cannot compare two tokens that are far apart",
-           "attention connects every pair of tokens in one step, whatever their distance", "pe-distance"),
-        _f("Without positional encoding, the attention weights of a row would not sum to 1",
-           "the softmax normalizes every row whatever the inputs", "pe-normalizes"),
-        _f("Positional encoding is there to stop a token attending to future tokens",
-           "that is the causal mask's job; an encoder attends both ways", "pe-is-mask"),
-        _f("Positional encoding makes the embedding vectors unit-length, which stabilizes training",
-           "it is added to the embeddings and changes their length; LayerNorm handles scale", "pe-normalizes-length"),
-        _f("The recurrence inside each attention layer already tracks order; positional encoding only speeds it up",
-           "a Transformer has no recurrence: that is exactly why it needs order information from outside",
-           "pe-recurrence"),
-    ]
+    statements = statement_pool("why_needed", n=n)
     return Draft(
         prompt=f"{lead} Which ONE of the following statements is CORRECT?",
         statements=statements,

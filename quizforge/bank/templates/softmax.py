@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import math
 
-from quizforge.bank.question import Misconception, Statement, Step
+from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
+from quizforge.bank.statement_pools import statement_pool
 from quizforge.bank.template import Draft, template
 
 MCQ_ASK = "Which ONE of the following statements is CORRECT?"
-
-
-def _t(text: str, why: str) -> Statement:
-    return Statement(text.rstrip("."), True, why)
-
-
-def _f(text: str, why: str, tag: str = "") -> Statement:
-    return Statement(text.rstrip("."), False, why, tag)
 
 
 @template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True)
@@ -120,44 +113,7 @@ def scaling_effect(chain: SeedChain) -> Draft:
         f"$\\operatorname{{softmax}}(s)$ with the scaled $\\operatorname{{softmax}}(s/{root})$.",
     ][framing]
     prompt = f"{lead} {MCQ_ASK}"
-    statements = [
-        _t(f"Key {best} receives the largest weight both with and without the scaling.",
-           "dividing every score by the same positive number keeps their order, so the argmax is unchanged"),
-        _t(f"The scaled softmax is less peaked (closer to uniform) than the unscaled one: dividing by {root} acts as a "
-           f"temperature $T = {root} > 1$.",
-           "smaller logit gaps give smaller ratios between the exponentials, so the weights even out"),
-        _t(f"Adding the constant {c} to all four scores would leave the (scaled or unscaled) weights unchanged.",
-           "the common factor e^c cancels between the numerator and the normalizing sum"),
-        _t("When the components of $q$ and $k$ are independent with mean 0 and variance 1, dividing by "
-           "$\\sqrt{d_k}$ gives the scores variance 1 whatever the head width.",
-           "the unscaled dot product has variance d_k, and dividing by √d_k divides the variance by d_k"),
-        _t(f"The ranking of the four keys by weight is the same with and without the scaling, key {low} getting the "
-           "smallest weight in both.",
-           "the softmax is increasing in each logit and the scaling preserves their order"),
-        _f("The scaling is what makes the four weights sum to 1.",
-           "the softmax normalizes each row to 1 with or without the scaling",
-           "scaling-normalizes"),
-        _f(f"Dividing by {root} makes the weights more peaked, concentrating more of the weight on key {best}.",
-           f"dividing by {root} shrinks the gaps between logits, which flattens the distribution",
-           "scaling-sharpens"),
-        _f("The scaling can change which key receives the largest weight.",
-           "a positive common factor never changes the order of the scores, so the argmax is fixed",
-           "scaling-changes-argmax"),
-        _f("The softmax is unchanged when every logit is multiplied by the same positive constant, so the scaling has "
-           "no effect on the weights.",
-           "the softmax is shift-invariant, not scale-invariant: multiplying the logits changes how peaked it is",
-           "softmax-scale-invariant"),
-        _f(f"Adding the constant {c} to all four scores would change the weights, making key {best} even more dominant.",
-           "adding a constant to every logit multiplies every exponential by the same factor, which cancels",
-           "softmax-shift-variant"),
-        _f(f"Dividing logits by a temperature $T > 1$ (here $T = {root}$) pushes the softmax towards a one-hot vector.",
-           "a temperature above 1 flattens the distribution; T below 1 sharpens it",
-           "temperature-backwards"),
-        _f(f"When the components of $q$ and $k$ are independent with mean 0 and variance 1, the scores after the "
-           f"division by $\\sqrt{{d_k}} = {root}$ have variance $1/d_k = 1/{d_k}$.",
-           "dividing the variance d_k by (√d_k)² = d_k gives 1, not 1/d_k; 1/d_k would need a division by d_k",
-           "variance-over-scaled"),
-    ]
+    statements = statement_pool("scaling_effect", best=best, root=root, c=c, low=low, d_k=d_k)
     solution = [
         Step("Order is preserved",
              f"Dividing by ${root} > 0$ keeps the order of $({row})$: key {best} is still the largest and key {low} "
@@ -206,45 +162,7 @@ def masked_positions(chain: SeedChain) -> Draft:
         "$\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
     ][framing]
     prompt = f"{lead} Queries index the rows and keys the columns, from 1 to {n}. {MCQ_ASK}"
-    statements = [
-        _t("Adding $-\\infty$ (in practice a large negative number) to a masked score before the softmax gives that "
-           "key a weight of 0, and the remaining weights of the row still sum to 1.",
-           "e^(−∞) = 0 drops out of the normalizing sum, which then runs over the allowed keys only"),
-        _t(f"The causal mask lets query $i$ attend to keys $1, \\ldots, i$: the allowed entries form the lower "
-           f"triangle including the diagonal, {kept} of the {total} entries.",
-           f"row i allows i keys, and 1 + 2 + ⋯ + {n} = {kept}"),
-        _t(f"Under the causal mask, if the {i} allowed scores of row {i} are all equal, each of them gets weight "
-           f"$\\frac{{1}}{{{i}}}$.",
-           f"the masked keys get weight 0 and the softmax spreads the row evenly over the {i} allowed keys"),
-        _t("A padding mask acts on the keys (columns): no query may put weight on a padded position.",
-           "padded keys carry no content, so they are masked in every row"),
-        _t("Under the causal mask, the first query can attend only to itself, so its single weight is exactly 1.",
-           "row 1 has one allowed key, the diagonal, and the softmax of one finite logit is 1"),
-        _f("Setting the masked weights to 0 after the softmax is equivalent to adding $-\\infty$ before it.",
-           "zeroing after the softmax leaves the row summing to less than 1 unless it is renormalized",
-           "mask-after-softmax"),
-        _f("Masked positions are given a score of 0 before the softmax, which makes their weight 0.",
-           "e^0 = 1, so a score of 0 still gets a positive weight; the score must be −∞ or very negative",
-           "mask-with-zero"),
-        _f(f"The causal mask lets query $i$ attend to keys $i, \\ldots, {n}$: the allowed entries form the upper "
-           "triangle.",
-           "that would let each position see the future; the causal mask allows keys up to i, the lower triangle",
-           "causal-upper"),
-        _f(f"The causal mask leaves {strict} of the {total} entries unmasked, because a position may not attend to "
-           "itself.",
-           f"the diagonal is allowed: a token may attend to itself, so {kept} entries remain",
-           "causal-no-diagonal"),
-        _f("A padding mask is applied to the query rows only; padded keys stay visible to the other queries.",
-           "padding must be hidden as keys (columns), or real tokens would attend to it",
-           "padding-mask-queries"),
-        _f("After masking, the unmasked weights of a row sum to less than 1, the missing share being the masked keys'.",
-           "the softmax renormalizes over the allowed keys, so they sum to 1",
-           "mask-no-renormalize"),
-        _f(f"Under the causal mask, row {i} keeps the softmax weights of the unmasked row for keys $1, \\ldots, {i}$ "
-           "and sets the rest to 0.",
-           "the allowed weights are renormalized among themselves, so they are larger than in the unmasked row",
-           "mask-after-softmax"),
-    ]
+    statements = statement_pool("masked_positions", kept=kept, total=total, n=n, i=i, strict=strict)
     solution = [
         Step("Additive mask",
              "$M_{ij} = 0$ where query $i$ may see key $j$ and $-\\infty$ (or a large negative number) elsewhere. "
