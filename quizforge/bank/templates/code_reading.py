@@ -24,9 +24,9 @@ def softmax_axis_bug(chain: SeedChain) -> Draft:
     layout, ndim, dim, axis = s.choice(_CASES)
     n = s.choice((4, 8, 16, 128))
     transpose = "k.transpose(-2, -1)"
-    code = (f"    scores = q @ {transpose} / math.sqrt(d_k)   # {layout}, n = {n}\n"
-            f"    weights = torch.softmax(scores, dim={dim})\n"
-            "    out = weights @ v")
+    code = (f"scores = q @ {transpose} / math.sqrt(d_k)   # {layout}, n = {n}\n"
+            f"weights = torch.softmax(scores, dim={dim})\n"
+            "out = weights @ v")
     sums = ("each column of every n × n matrix sums to 1, not each row: the weights are normalized over the "
             "queries for each key" if axis == "queries" else
             "each (query, key) entry is normalized across the h heads, so rows no longer sum to 1 and the heads "
