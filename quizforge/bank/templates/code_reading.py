@@ -33,7 +33,7 @@ def softmax_axis_bug(chain: SeedChain) -> Draft:
             "compete with each other")
     statements = statement_pool("softmax_axis_bug", dim=dim, axis=axis, sums=sums)
     return Draft(
-        prompt=("This attention code has a bug:\n\n```python\n" + code + "\n```\n\n"
+        prompt=("This attention code has a bug:\n\n```\n" + code + "\n```\n\n"
                 "Which ONE of the following statements is CORRECT?"),
         statements=statements,
         solution=[Step("What must sum to 1", "Row $i$ of the weights holds query $i$'s weights over all keys; "
