@@ -7,7 +7,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.rounding import round_half_away
+from quizforge.bank.rounding import equals, round_half_away, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.statement_pools import statement_pool
@@ -48,7 +48,7 @@ def wavelength(chain: SeedChain) -> Draft:
     omega = 10000 ** (-2 * i / d_model)
     lam = 2 * math.pi / omega
     if ask == "wavelength":
-        key = round_half_away(lam, 1)
+        exact = lam
         what = (f"the wavelength, in positions, of dimensions $2i = {2 * i}$ and $2i+1 = {2 * i + 1}$ "
                 "(the distance after which they repeat)")
         wrong = [
@@ -61,7 +61,7 @@ def wavelength(chain: SeedChain) -> Draft:
         ]
     else:
         j = s.integer(0, i - 1)
-        key = round_half_away(10000 ** (2 * (i - j) / d_model), 1)
+        exact = 10000 ** (2 * (i - j) / d_model)
         what = (f"the ratio of the wavelength of pair $i = {i}$ to that of pair $i = {j}$ "
                 f"(pairs are dimensions $2i, 2i+1$)")
         wrong = [
@@ -72,14 +72,15 @@ def wavelength(chain: SeedChain) -> Draft:
             Misconception("pe-ratio-linear", "assumed wavelengths grow linearly", "they grow geometrically in i",
                           round_half_away((i + 1) / (j + 1), 1)),
         ]
+    key = round_half_away(exact, 1)
     return Draft(
         prompt=("The sinusoidal encoding uses $PE(pos, 2i) = \\sin(\\omega_i\\, pos)$ and $PE(pos, 2i+1) = "
                 f"\\cos(\\omega_i\\, pos)$ with $\\omega_i = 10000^{{-2i/d_{{model}}}}$ and $d_{{model}} = {d_model}$. "
                 f"What is {what}? Give it to 1 decimal place."),
         answer=key, decimals=1, fmt=decimal(1), misconceptions=merge_coinciding([m for m in wrong if m.value], decimals=1),
-        solution=[Step("Frequency", f"$$\\omega_{{{i}}} = 10000^{{-{2 * i}/{d_model}}} \\approx {omega:.6g}$$"),
-                  Step("Wavelength", f"$$\\lambda_{{{i}}} = 2\\pi / \\omega_{{{i}}} \\approx {lam:,.4f}$$"),
-                  Step("Asked", f"$$\\approx {key:,.1f}$$"),
+        solution=[Step("Frequency", f"$$\\omega_{{{i}}} = 10000^{{-{2 * i}/{d_model}}} {equals(omega, 6)}$$"),
+                  Step("Wavelength", f"$$\\lambda_{{{i}}} = 2\\pi / \\omega_{{{i}}} {equals(lam, 4)}$$"),
+                  Step("Asked", f"$${equals(exact, 1)}$$"),
                   Step("Range", "Wavelengths form a geometric progression from $2\\pi$ (pair 0) towards "
                                 "$10000 \\cdot 2\\pi$, each pair a factor $10000^{2/d_{model}}$ longer than the last.")],
         hints=["A sinusoid $\\sin(\\omega x)$ repeats every $2\\pi/\\omega$.",
@@ -121,11 +122,11 @@ def relative_shift(chain: SeedChain) -> Draft:
                 f"Using only that PE(pos + k) is a rotation of PE(pos) by the angle $k\\,\\omega_i$, what is "
                 f"$PE(pos + {k}, {dim})$? Give it to 3 decimal places."),
         answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
-        solution=[Step("Angle of the shift", f"$$k\\,\\omega_{{{i}}} = {k} \\cdot {omega:.6g} = {b:.6f}$$"),
+        solution=[Step("Angle of the shift", f"$$k\\,\\omega_{{{i}}} = {k} \\cdot {shown(omega, 6)} {equals(b, 6)}$$"),
                   Step("Rotation", "$\\sin(a + b) = \\sin a \\cos b + \\cos a \\sin b$, "
                                    "$\\cos(a + b) = \\cos a \\cos b - \\sin a \\sin b$: a fixed 2 × 2 rotation that "
                                    "depends on $k$ only, not on $pos$"),
-                  Step("Value", f"$${value:.6f} \\approx {key:.3f}$$")],
+                  Step("Value", f"$${shown(value, 6)} {equals(value, 3)}$$")],
         hints=["Write the pair as $(\\sin a, \\cos a)$ with $a = \\omega_i\\,pos$.",
                "angle-addition formulas with $b = k\\,\\omega_i$", f"$b = {k} \\cdot 10000^{{-{2 * i}/{d_model}}}$"],
     )

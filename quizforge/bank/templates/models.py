@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.rounding import round_half_away
+from quizforge.bank.rounding import equals, round_half_away
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import closed_form, decimal, integer, tex_int
 from quizforge.bank.template import Draft, template
@@ -127,7 +127,7 @@ def transformer_paper(chain: SeedChain) -> Draft:
             Step("Decoder layer", f"one more attention block and LayerNorm: ${tex_int(decoder_layer)}$"),
             Step("Embeddings", f"one shared matrix: $V d = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
             _formula("Whole model", cfg),
-            Step("Asked", f"$${tex_int(key)} \\approx {millions(key):.1f}\\,\\mathrm{{M}}$$"),
+            Step("Asked", f"$${tex_int(key)} {equals(key / 1e6, 1)}\\,\\mathrm{{M}}$$"),
             Step("The paper's figure", f"Table 3 quotes about {_PAPER_QUOTE[name]} for the whole model; its exact "
                                        "vocabulary and counting are not printed, so the question fixes them."),
         ],

@@ -6,7 +6,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.rounding import round_half_away
+from quizforge.bank.rounding import equals, round_half_away, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.template import Draft, template
@@ -86,11 +86,11 @@ def layernorm(chain: SeedChain) -> Draft:
                 f"What is {what}? Give it to 2 decimal places."),
         answer=key, decimals=2, fmt=decimal(2), misconceptions=merge_coinciding(wrong, decimals=2),
         verify=lambda: round_half_away(_reference(x, gamma, beta, j, ask), 2),
-        solution=[Step("Mean", f"$$\\mu = \\frac{{{' + '.join(map(str, x))}}}{{{d}}} = {mean:.4f}$$"),
-                  Step("Variance", f"$$\\sigma^2 = \\frac{{1}}{{{d}}}\\sum_i (x_i - \\mu)^2 = {var:.4f}$$"),
-                  Step("Normalize", f"$$\\hat x_{{{j + 1}}} = ({x[j]} - {mean:.4f}) / \\sqrt{{{var:.4f}}} = {z:.4f}$$"),
-                  Step("Scale and shift", f"$$y_{{{j + 1}}} = {gamma} \\cdot {z:.4f} + {beta} = {y:.4f}$$"),
-                  Step("Asked", f"$$\\approx {key:.2f}$$")],
+        solution=[Step("Mean", f"$$\\mu = \\frac{{{' + '.join(map(str, x))}}}{{{d}}} {equals(mean, 4)}$$"),
+                  Step("Variance", f"$$\\sigma^2 = \\frac{{1}}{{{d}}}\\sum_i (x_i - \\mu)^2 {equals(var, 4)}$$"),
+                  Step("Normalize", f"$$\\hat x_{{{j + 1}}} = ({x[j]} - {shown(mean, 4)}) / \\sqrt{{{shown(var, 4)}}} {equals(z, 4)}$$"),
+                  Step("Scale and shift", f"$$y_{{{j + 1}}} = {gamma} \\cdot {shown(z, 4)} {'+' if beta >= 0 else '-'} {abs(beta)} {equals(y, 4)}$$"),
+                  Step("Asked", f"$${equals({'mean': mean, 'variance': var, 'output': y}[ask], 2)}$$")],
         hints=["Mean first, then the mean squared deviation (divide by d).",
-               "$y = \\gamma (x - \\mu)/\\sigma + \\beta$", f"$\\mu = {mean:.4f}$"],
+               "$y = \\gamma (x - \\mu)/\\sigma + \\beta$", f"$\\mu {equals(mean, 4)}$"],
     )

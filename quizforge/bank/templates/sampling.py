@@ -10,7 +10,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Statement, Step
-from quizforge.bank.rounding import round_half_away
+from quizforge.bank.rounding import equals, round_half_away, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.template import Draft, template
@@ -61,7 +61,7 @@ def temperature(chain: SeedChain) -> Draft:
         answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Scale", f"$z/T = ({', '.join(f'{z / T:.4g}' for z in logits)})$"),
                   Step("Softmax", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j] / T:.4g}}}}}{{\\sum_k e^{{z_k/T}}}} = "
-                                  f"\\frac{{{exps[j]:.4f}}}{{{sum(exps):.4f}}} = {p:.5f} \\approx {key:.3f}$$"),
+                                  f"\\frac{{{shown(exps[j], 4)}}}{{{shown(sum(exps), 4)}}} {equals(p, 5)} {equals(p, 3)}$$"),
                   Step("Reading it", "$T < 1$ sharpens the distribution towards the largest logit; $T > 1$ flattens it.")],
         hints=["Divide every logit by T, then take the softmax.", "$p_j = e^{z_j/T} / \\sum_k e^{z_k/T}$", f"$T = {T}$"],
     )
@@ -103,7 +103,7 @@ def top_k(chain: SeedChain) -> Draft:
         solution=[Step("Keep the top k", f"the {k} largest logits belong to tokens "
                                          f"{', '.join(str(i + 1) for i in kept)}; the others become $-\\infty$"),
                   Step("Softmax over the kept", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j]:g}/{T:g}}}}}"
-                                                f"{{\\sum_{{\\text{{kept}}}} e^{{z/{T:g}}}}} = {p:.5f} \\approx {key:.3f}$$")],
+                                                f"{{\\sum_{{\\text{{kept}}}} e^{{z/{T:g}}}}} {equals(p, 5)} {equals(p, 3)}$$")],
         hints=["Drop all but the k largest logits, then take the softmax of what is left.",
                "$p_j = e^{z_j/T} / \\sum_{i \\in \\text{top-}k} e^{z_i/T}$", f"kept: {k} tokens"],
     )
