@@ -185,3 +185,51 @@ def test_worked_numbers_follow_the_formula():
     assert total == attention.value
     kv = kv_cache_report(get_preset("llama2-70b"), seq_len=4096, batch=8, dtype="fp16")
     assert kv.total_substituted == "2·8·80·2·128·8·4096"  # B=8 and h_kv=8 stay separate factors
+
+
+# Several architectures, deep enough that the one-and-two-layer extrapolation is used.
+DEEP = [
+    ModelConfig(arch="gpt", d_model=32, n_heads=4, n_kv_heads=2, d_ff=64, n_layers=5,
+                vocab_size=97, max_len=40, tied=False),
+    ModelConfig(arch="llama", d_model=32, n_heads=4, n_kv_heads=1, d_ff=48, n_layers=4,
+                vocab_size=97, max_len=40),
+    ModelConfig(arch="bert", d_model=32, n_heads=4, d_ff=64, n_layers=6, vocab_size=97,
+                max_len=40, n_token_types=2, pooler=True),
+    ModelConfig(arch="encoder-decoder", d_model=32, n_heads=4, d_ff=64, n_layers=4,
+                n_decoder_layers=3, vocab_size=97, max_len=40, norm_first=True, tied=False),
+    ModelConfig(arch="encoder-decoder", d_model=32, n_heads=4, d_ff=64, n_layers=1,
+                n_decoder_layers=5, vocab_size=97, max_len=40),
+]
+
+
+@pytest.mark.parametrize("cfg", DEEP, ids=lambda c: f"{c.arch}-{c.encoder_layers}-{c.decoder_layers}")
+def test_one_layer_extrapolation_equals_measuring_every_layer(cfg):
+    whole = measure.measure_flops(cfg, 2, 9, 7 if cfg.arch == "encoder-decoder" else None,
+                                  model=measure.instantiate(cfg))
+    extrapolated = measure.measure_flops(cfg, 2, 9, 7 if cfg.arch == "encoder-decoder" else None)
+    assert extrapolated == whole
+    assert whole.training > 0 and whole.forward["ffn"] > 0
+    full_scores = measure._score_entries(cfg, 2, 9, None)
+    assert measure.measure_attention_scores(cfg, 2, 9) == full_scores
+    if cfg.arch != "bert":
+        full_cache = measure._filled_cache_bytes(cfg, 2, 9, measure.DTYPES["fp16"])
+        assert measure.measure_kv_cache_bytes(cfg, 2, 9, "fp16") == full_cache > 0
+
+
+def test_layers_that_differ_are_measured_whole(monkeypatch):
+    """A stack whose layers are not all alike must not be extrapolated from its first two."""
+    from quizforge.reference import build as real_build
+    from quizforge.reference.feedforward import FeedForward
+
+    def uneven(cfg, device="cpu", dtype=None):
+        model = real_build(cfg, device, dtype)
+        if len(model.blocks) >= 2:  # the second layer gets a wider FFN
+            model.blocks[1].ffn = FeedForward(cfg.d_model, 4 * cfg.d_ff, cfg.activation).to(device)
+        return model
+
+    cfg = DEEP[0]
+    monkeypatch.setattr(measure, "build", uneven)
+    assert not measure.stacks_identical(uneven(cfg, "meta"))
+    assert measure.stacks_identical(real_build(cfg, "meta"))
+    whole = measure.measure_flops(cfg, 2, 9, model=uneven(cfg, "meta"))
+    assert measure.measure_flops(cfg, 2, 9) == whole

@@ -89,16 +89,18 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
         if cfg.arch != "encoder-decoder":
             raise InputError("--tgt-len only applies to encoder-decoder models")
     tgt = None if tgt_len == seq_len else tgt_len
-    measure.check_activations_fit(cfg, batch, seq_len, tgt, measure.resolve_device(device))
-    model = measure.instantiate(cfg, device)
-    measured = measure.measure_flops(cfg, batch, seq_len, tgt, device, model)
+    dev = measure.resolve_device(device)
+    n_params = sum(measure.measure_params(cfg).values())  # every layer, instantiated on meta
+    measure.check_fits(cfg, dev, n_params)
+    measure.check_activations_fit(cfg, batch, seq_len, tgt, dev)
+    # One and two layers measured, the rest by multiplication: the same integers as all of them.
+    measured = measure.measure_flops(cfg, batch, seq_len, tgt, device)
     closed = formulas.forward_flop_closed_form(cfg, batch, seq_len, tgt)
     _agree("forward FLOPs", measured.forward, closed.numbers())
     forward = closed.total
     training = int(formulas.training_flops_expr(sp.Integer(forward)))
     if measured.training != training:
         raise AccountingMismatch(f"training FLOPs: measured {measured.training}, closed form {training}")
-    n_params = sum(measure.measure_params(cfg, model).values())
     # D counts the tokens the model predicts: target tokens for an encoder-decoder.
     tokens = batch * (tgt_len or seq_len) if cfg.arch == "encoder-decoder" else batch * seq_len
     six_nd = int(formulas.six_nd_expr(sp.Integer(n_params), sp.Integer(tokens)))

@@ -27,6 +27,8 @@ TOPICS = {
     "attention": "Attention by hand",
     "softmax": "Softmax and scaling",
     "positional": "Positional encoding",
+    "norms": "Normalization by hand",
+    "sampling": "Sampling and decoding",
     "concepts": "Complexity and concepts",
 }
 

@@ -1,6 +1,9 @@
 """Conceptual MCQ/MSQ templates: complexity, path length, normalization, architectures, attention variants.
 
-Each template returns a pool of statements (true and false, each with the reason) and the
+The two softmax concept templates live with the other softmax templates in `softmax.py`.
+
+Each template draws its numbers and framing here and takes its pool of statements (true and
+false, each with the reason) from `bank/concepts/<name>.toml` (`statement_pools`); the
 shared option builder draws one true + three false (MCQ) or one to three true (MSQ).
 The parameters stream varies the framing and the numbers inside the statements; every
 statement is written so that it is true or false on its own, whatever else is drawn with it.
@@ -10,20 +13,13 @@ with commas and the grader appends its own punctuation to the reason.
 
 from __future__ import annotations
 
-from quizforge.bank.question import Statement, Step
+from quizforge.bank.question import Step
 from quizforge.bank.seeds import SeedChain
+from quizforge.bank.statement_pools import statement_pool
 from quizforge.bank.template import Draft, template
 
 MSQ_ASK = "Which of the following statements is/are CORRECT?"
 MCQ_ASK = "Which ONE of the following statements is CORRECT?"
-
-
-def _t(text: str, why: str) -> Statement:
-    return Statement(text.rstrip("."), True, why)
-
-
-def _f(text: str, why: str, tag: str = "") -> Statement:
-    return Statement(text.rstrip("."), False, why, tag)
 
 
 def _O(expr: str) -> str:
@@ -64,51 +60,7 @@ def complexity(chain: SeedChain) -> Draft:
     prompt = (f"{setting} Treat the cost of one layer for one sequence as a function of $n$ and $d$; "
               "'standard' attention means an implementation that stores the attention weights, and a recurrent "
               f"layer, where one is mentioned, has hidden size $d$. {MSQ_ASK}")
-    statements = [
-        _t(f"Computing the scores $QK^\\top$ over all heads takes ${_O('n^2 d')}$ time.",
-           "every one of the n² query–key pairs needs a dot product of length d_k, summed over h heads: h·n²·d/h = n²d"),
-        _t(f"Standard attention stores, per layer, {h} weight matrices of ${n} \\times {n}$ entries (one per head), "
-           f"a memory cost of ${_O('n^2')}$ per head.",
-           "each head has one weight per (query, key) pair, an n × n matrix, whatever the head width"),
-        _t(f"The position-wise feed-forward network costs ${_O('n d^2')}$ time, linear in $n$.",
-           "it applies the same d × 4d and 4d × d matrices to each token separately: n tokens times O(d²)"),
-        _t(f"The $Q$, $K$, $V$ and output projections together cost ${_O('n d^2')}$ time.",
-           "four d × d matrices applied to each of the n tokens: 4·n·d² multiply-adds"),
-        _t(f"Doubling the length from $n = {n}$ to ${2 * n}$ multiplies the FLOPs of $QK^\\top$ by 4 but those of "
-           "the feed-forward network only by 2.",
-           "the scores grow as n² and the feed-forward network as n"),
-        _t(f"Splitting the width into $h = {h}$ heads does not change the order of the score FLOPs: "
-           f"$h \\cdot n^2 \\cdot \\frac{{d}}{{h}} = n^2 d$.",
-           "more heads means more score matrices, but each comes from dot products only d/h long"),
-        _t(f"A recurrent layer with hidden size $d$ costs ${_O('n d^2')}$ time and needs ${_O('n')}$ sequential "
-           "operations that cannot run in parallel across positions.",
-           "each step multiplies the d-dimensional state by a d × d matrix, and step t needs the state of step t − 1"),
-        _f(f"Self-attention takes ${_O('n d^2')}$ time, so its cost grows linearly with the sequence length.",
-           "n d² is the cost of the projections; the scores compare every pair of positions, which is O(n² d)",
-           "attention-linear-in-n"),
-        _f(f"Doubling the length from $n = {n}$ to ${2 * n}$ doubles the FLOPs of computing $QK^\\top$.",
-           "the number of query–key pairs is n², so doubling n multiplies the score FLOPs by 4",
-           "attention-linear-in-n"),
-        _f(f"The attention weights of one head need only ${_O('n d_k')}$ memory, like the queries and keys themselves.",
-           "the weights hold one number per (query, key) pair: an n × n matrix per head, O(n²)",
-           "scores-memory-linear"),
-        _f(f"The feed-forward network mixes information between positions, so its cost is ${_O('n^2 d')}$.",
-           "the feed-forward network acts on each position independently; only attention mixes positions",
-           "ffn-quadratic-in-n"),
-        _f(f"Using $h = {h}$ heads instead of a single head of width $d$ multiplies the FLOPs of $QK^\\top$ by {h}.",
-           "each head's dot products are only d/h long, so h heads cost h·n²·d/h = n²d, the same as one wide head",
-           "heads-multiply-flops"),
-        _f("Like self-attention, a recurrent layer's time grows quadratically with the sequence length $n$.",
-           "a recurrent layer does one O(d²) step per position: O(n d²), never comparing all pairs",
-           "rnn-quadratic"),
-        _f(f"Doubling the width from $d = {d}$ to ${2 * d}$ at fixed $n$ and $h$ multiplies the FLOPs of computing "
-           "$QK^\\top$ over all heads by 4.",
-           "the score FLOPs are n²d: linear in d, so they double; d² belongs to the projections and the FFN",
-           "attention-n2d2"),
-        _f(f"A recurrent layer needs only ${_O('1')}$ sequential operations, because each step costs ${_O('d^2')}$.",
-           "step t needs the hidden state of step t − 1, so the n steps form a chain of O(n) sequential operations",
-           "rnn-parallel"),
-    ]
+    statements = statement_pool("complexity", h=h, n=n, twice_n=2 * n, d=d, twice_d=2 * d)
     solution = [
         Step("Attention scores and weights",
              f"Each head forms $QK^\\top$: $n^2$ dot products of length $d_k = d/h$. Over $h$ heads that is "
@@ -155,52 +107,7 @@ def path_length(chain: SeedChain) -> Draft:
         "run one after another, and by the maximum path length between any two positions.",
     ][framing]
     prompt = f"{lead} Consider sequences of $n = {n}$ positions. {MCQ_ASK}"
-    statements = [
-        _t(f"A single self-attention layer links every pair of positions directly, so its maximum path length is "
-           f"${_O('1')}$ whatever $n$ is.",
-           "every query attends to every key in the same layer: one step between any two positions"),
-        _t(f"In a recurrent layer, information from position 1 reaches position {n} only through the {n - 1} "
-           f"intermediate state updates, a maximum path length of ${_O('n')}$.",
-           "the state is passed one position at a time, so the path grows with the distance"),
-        _t(f"With dilated convolutions of kernel width $k = {k}$ (dilations $1, {k}, {k}^2, \\ldots$), "
-           f"$\\log_k n = {m}$ layers already connect all {n} positions, a path length of ${LOG_K_N}$.",
-           f"each layer multiplies the receptive field by k, so after {m} layers it spans {k}^{m} = {n} positions"),
-        _t(f"A stack of ordinary (contiguous) convolutions of kernel width $k = {k}$ needs ${_O('n/k')}$ layers "
-           "to connect the first and the last position.",
-           "each contiguous layer widens the receptive field by only k − 1 positions"),
-        _t(f"Self-attention needs ${_O('1')}$ sequential operations per layer, while a recurrent layer needs "
-           f"${_O('n')}$.",
-           "attention computes all positions at once with matrix products; a recurrence waits for the previous state"),
-        _f("Because self-attention compares all $n^2$ pairs of positions, its maximum path length grows as $n^2$.",
-           "n² is its cost; every pair is joined directly, so the path length is O(1)",
-           "path-is-cost"),
-        _f(f"A recurrent layer's hidden state summarizes the whole prefix, so its maximum path length is ${_O('1')}$.",
-           "the summary is built one step at a time: information from position 1 passes through every later update",
-           "rnn-state-is-shortcut"),
-        _f(f"A single convolutional layer with kernel width $k = {k}$ connects all {n} positions.",
-           f"one layer with kernel width {k} sees only {k} neighbouring positions; many layers are needed",
-           "conv-global"),
-        _f("Dilation does not shorten the maximum path length: dilated convolutions need as many layers as "
-           "contiguous ones to connect all positions.",
-           "growing the dilation geometrically makes the receptive field grow geometrically: O(log_k n) layers",
-           "dilation-no-help"),
-        _f(f"A self-attention layer must process the {n} positions of a given sequence one after another, so it needs "
-           f"${_O('n')}$ sequential operations.",
-           "all positions of a given sequence are processed in parallel by matrix products: O(1) sequential operations",
-           "attention-sequential"),
-        _f(f"Restricting self-attention to a window of $r = {r}$ neighbours keeps the maximum path length at "
-           f"${_O('1')}$.",
-           "with a window of r, distant positions are reached only by hopping through layers: O(n/r)",
-           "restricted-still-constant"),
-        _f(f"A recurrent layer needs only ${_O('1')}$ sequential operations, since each step is a single matrix "
-           "product.",
-           "each step needs the previous hidden state, so the n steps must run in order: O(n)",
-           "rnn-parallel"),
-        _f(f"A stack of contiguous convolutions with kernel width $k = {k}$ has maximum path length "
-           f"${LOG_K_N}$.",
-           "contiguous kernels add only k − 1 positions per layer, so O(n/k) layers; the logarithm needs dilation",
-           "conv-log-path"),
-    ]
+    statements = statement_pool("path_length", n=n, n_minus_1=n - 1, k=k, m=m, r=r)
     solution = [
         Step("What is measured",
              "The maximum path length counts the layers or steps a signal crosses between the two most distant "
@@ -246,45 +153,7 @@ def pre_post_norm(chain: SeedChain) -> Draft:
               f"$\\operatorname{{LN}}$, mapping its input $x$ to its output $y$ in one of two ways:\n\n"
               f"- Arrangement {a}: {first}\n- Arrangement {b}: {second}\n\n{MCQ_ASK}")
     P, Q = f"Arrangement {pre}", f"Arrangement {post}"
-    statements = [
-        _t(f"{P} is the pre-norm arrangement, the placement used by GPT-2 and LLaMA.",
-           "the normalization sits inside the residual branch, before the sublayer: pre-norm"),
-        _t(f"{Q} is the arrangement of the original Transformer and usually needs a learning-rate warm-up to "
-           "train stably.",
-           "post-norm, as in the 2017 paper, has badly scaled gradients early in training, which warm-up tames"),
-        _t(f"In {P}, the residual stream has an identity path from the embeddings to the last layer's output that no "
-           "LayerNorm interrupts, which keeps gradients well behaved in deep stacks.",
-           "x is added unchanged to the branch's output, so gradients flow straight down the residual path"),
-        _t(f"{P} needs an extra LayerNorm after the last layer, because the residual stream itself is never "
-           "normalized.",
-           "pre-norm only normalizes the inputs of the sublayers; the stream that leaves the last layer is raw"),
-        _t(f"{P} can usually be trained without a learning-rate warm-up, or with a much shorter one than {Q}.",
-           "its gradients are well scaled at initialization, so large early steps do not derail training"),
-        _t(f"In {Q}, every residual addition is followed by a LayerNorm, so the signal passes through "
-           f"{2 * layers} normalizations between the embeddings and the output.",
-           f"post-norm normalizes after each of the 2 sublayers in each of the {layers} layers"),
-        _f(f"{Q} is the pre-norm arrangement, the placement used by GPT-2 and LLaMA.",
-           f"{post} normalizes after the residual addition: that is post-norm, the original Transformer's choice",
-           "gpt2-post-norm"),
-        _f(f"In {P}, the LayerNorm is applied after the residual addition.",
-           f"in {pre} the LayerNorm acts on the input of F inside the branch; the addition comes last",
-           "pre-norm-after-add"),
-        _f(f"In {P}, the output of the last layer is already normalized, so no final LayerNorm is needed.",
-           "the last operation of a pre-norm layer is an unnormalized addition, so a final LayerNorm is added",
-           "no-final-norm"),
-        _f(f"{Q} trains reliably at large learning rates without warm-up, even with many layers.",
-           "post-norm is the arrangement that needs warm-up; deep post-norm stacks are hard to train without it",
-           "post-norm-no-warmup"),
-        _f("The two arrangements compute the same function; they differ only in the order of the code.",
-           "normalizing before the sublayer or after the addition gives different functions and different gradients",
-           "norm-placement-irrelevant"),
-        _f(f"In {P}, the sublayer $F$ receives the unnormalized residual stream $x$ as its input.",
-           f"in {pre} the sublayer's input is LN(x); only the skip connection carries x unnormalized",
-           "pre-norm-input"),
-        _f(f"In {P}, every layer renormalizes the residual stream, so its scale stays fixed from layer to layer.",
-           "pre-norm never normalizes the stream itself; each layer adds to it, so its scale tends to grow with depth",
-           "pre-norm-normalizes-stream"),
-    ]
+    statements = statement_pool("pre_post_norm", P=P, Q=Q, twice_layers=2 * layers, layers=layers, post=post, pre=pre)
     solution = [
         Step("Identify the arrangements",
              f"{P}, {eq_pre}, normalizes the sublayer's input inside the residual branch: pre-norm. "
@@ -328,46 +197,7 @@ def layernorm_batchnorm(chain: SeedChain) -> Draft:
     prompt = (f"{lead} Take BatchNorm to compute one mean and variance per feature, pooled over the batch and "
               f"positions. {MSQ_ASK}")
     tokens = B * n
-    statements = [
-        _t(f"LayerNorm computes one mean and one variance per token, each over its $d = {d}$ features: "
-           f"{tokens} pairs of statistics for this batch.",
-           f"LayerNorm normalizes each token's feature vector on its own; there are {B} × {n} = {tokens} tokens"),
-        _t("A token's LayerNorm output does not depend on the other sequences in the batch or on the batch size.",
-           "its statistics come only from that token's own features"),
-        _t("LayerNorm computes the same thing at training and at inference time and keeps no running statistics.",
-           "each token's statistics are computed on the spot, so there is nothing to estimate during training"),
-        _t("BatchNorm's statistics for a feature pool many sequences and positions, so padding tokens and varying "
-           "sequence lengths distort them unless they are explicitly excluded.",
-           "padded positions enter the per-feature mean and variance like real tokens"),
-        _t("BatchNorm keeps running estimates of the mean and variance for inference, so its behaviour at training "
-           "and at test time differs.",
-           "at test time it uses the stored estimates instead of the current batch's statistics"),
-        _t("RMSNorm, as used in LLaMA, divides each token's features by their root mean square without subtracting "
-           "the mean, and has a learnable gain but no bias.",
-           "dropping the centring and the bias is exactly what distinguishes RMSNorm from LayerNorm"),
-        _f(f"LayerNorm computes {d} means, one per feature, each over the {tokens} tokens of the batch.",
-           "that is BatchNorm's pooling; LayerNorm computes one mean per token over its features",
-           "layernorm-over-batch"),
-        _f("LayerNorm keeps running averages of its statistics, which it uses at inference in place of the "
-           "batch statistics.",
-           "running statistics belong to BatchNorm; LayerNorm computes each token's statistics directly",
-           "layernorm-running-stats"),
-        _f("A token's LayerNorm output changes when another sequence in the same batch is replaced.",
-           "LayerNorm uses only the token's own features, so other sequences cannot affect it",
-           "layernorm-batch-dependent"),
-        _f("BatchNorm suits Transformers better than LayerNorm because its statistics do not depend on the batch.",
-           "BatchNorm's statistics are computed across the batch, which is exactly why Transformers avoid it",
-           "batchnorm-batch-independent"),
-        _f("BatchNorm works well with a batch of one sequence of one token, because it needs only the current example.",
-           "with one value per feature the batch variance is zero: BatchNorm needs many examples per batch",
-           "batchnorm-small-batch"),
-        _f("RMSNorm subtracts the mean and divides by the standard deviation, exactly like LayerNorm, only faster.",
-           "RMSNorm skips the mean subtraction and divides by the root mean square; that omission is where it saves time",
-           "rmsnorm-centers"),
-        _f(f"BatchNorm computes one mean per token, each over the {d} features of that token.",
-           "that describes LayerNorm; BatchNorm pools each feature over the batch (and here the positions)",
-           "batchnorm-per-token"),
-    ]
+    statements = statement_pool("layernorm_batchnorm", d=d, tokens=tokens, B=B, n=n)
     solution = [
         Step("Which axis is normalized",
              f"LayerNorm: for each of the $B \\cdot n = {tokens}$ tokens, the mean and variance of its $d = {d}$ "
@@ -413,51 +243,7 @@ def bert_gpt(chain: SeedChain) -> Draft:
         f"$N = {N}$ input tokens.",
     ][framing]
     prompt = f"{lead} Counts below are expected values. {MSQ_ASK}"
-    statements = [
-        _t("BERT is encoder-only: every token attends to the tokens on both sides, with no causal mask.",
-           "its masked-LM objective lets it use context from the left and the right"),
-        _t(f"BERT's masked-LM objective selects about {sel} of the {N} tokens (15%) for prediction; about {mask} of "
-           f"them become [MASK], about {rand} a random token, and about {rand} are left unchanged.",
-           f"15% of {N} is {sel}, and the 80/10/10 split of those gives {mask}, {rand} and {rand}"),
-        _t("GPT is decoder-only and trained as a causal language model: from tokens $1, \\ldots, t$ it predicts "
-           "token $t + 1$.",
-           "its objective is next-token prediction over the text read left to right"),
-        _t("GPT masks its self-attention with a lower-triangular (causal) mask, so position $i$ attends only to "
-           "positions $j \\le i$.",
-           "without the mask a position could read the very token it is asked to predict"),
-        _t("The original BERT was also pre-trained on next-sentence prediction: deciding whether sentence B "
-           "follows sentence A.",
-           "NSP was the second objective of the original BERT (later models such as RoBERTa dropped it)"),
-        _t("BERT leaves some selected tokens unchanged or random so that the model cannot rely on [MASK], a token "
-           "that never appears during fine-tuning.",
-           "the 80/10/10 split reduces the mismatch between pre-training inputs and fine-tuning inputs"),
-        _t(f"BERT's masked-LM loss is computed only at the (about {sel}) selected positions, while GPT's loss is "
-           "computed at every position.",
-           "BERT predicts only the selected tokens; GPT predicts the next token at each position"),
-        _f(f"BERT replaces all of the about {sel} selected tokens with [MASK].",
-           f"only 80% of the selected tokens (about {mask}) become [MASK]; 10% become random tokens and 10% stay",
-           "bert-all-mask"),
-        _f(f"Of the selected tokens, BERT turns about 10% into [MASK], 80% into random tokens and leaves 10% "
-           "unchanged.",
-           "the split is the other way round: 80% [MASK], 10% random, 10% unchanged",
-           "bert-ratio-swapped"),
-        _f("GPT is encoder-only and reads the whole sequence bidirectionally while predicting each token.",
-           "GPT is decoder-only with a causal mask; seeing the future would give the next token away",
-           "gpt-bidirectional"),
-        _f("BERT is trained to predict the next token from left to right, like GPT.",
-           "BERT predicts masked tokens from context on both sides; next-token prediction is GPT's objective",
-           "bert-causal"),
-        _f("BERT applies a causal mask in its self-attention so that masked tokens cannot be seen.",
-           "BERT attends bidirectionally; the masked tokens are hidden by replacing them in the input, not by a mask",
-           "bert-causal-mask"),
-        _f("During training GPT needs no causal mask, because teacher forcing already supplies the correct previous "
-           "tokens.",
-           "teacher forcing feeds the true tokens in parallel, which is exactly why the causal mask must hide the future",
-           "teacher-forcing-no-mask"),
-        _f("Every GPT block contains a cross-attention layer that attends to an encoder's output.",
-           "GPT has no encoder; its blocks hold only masked self-attention and a feed-forward network",
-           "decoder-only-cross-attention"),
-    ]
+    statements = statement_pool("bert_gpt", sel=sel, N=N, mask=mask, rand=rand)
     solution = [
         Step("BERT",
              "Encoder-only, bidirectional self-attention (no causal mask). Masked LM: 15% of tokens are selected; of "
@@ -497,52 +283,7 @@ def architectures(chain: SeedChain) -> Draft:
         "An encoder–decoder Transformer, a decoder-only Transformer and an encoder-only Transformer are compared.",
     ][task]
     prompt = f"{lead} Where a statement mentions lengths, take a source of {m} tokens and a target of {t} tokens. {MCQ_ASK}"
-    statements = [
-        _t("Of the three layouts, only the encoder–decoder has cross-attention: in the decoder, the queries come from "
-           "the decoder and the keys and values from the encoder's output.",
-           "cross-attention is how the decoder reads the encoded source; the other layouts have no second stack to read"),
-        _t("Decoder-only models such as GPT apply a causal mask in every self-attention layer.",
-           "they generate left to right, so no position may see later positions"),
-        _t("Encoder-only models such as BERT use bidirectional self-attention and suit classification and tagging "
-           "tasks such as sentiment analysis or named-entity recognition.",
-           "every token sees the whole input, which is what understanding tasks need"),
-        _t("The original Transformer and T5 are encoder–decoder models, a natural fit for sequence-to-sequence "
-           "tasks such as translation and summarization.",
-           "the encoder reads the source and the decoder generates the target while attending to it"),
-        _t("In an encoder–decoder model, the decoder's self-attention is causal while the encoder's is not.",
-           "the encoder sees the whole source at once; the decoder generates the target token by token"),
-        _t(f"In one cross-attention head, the weight matrix has shape ${t} \\times {m}$: one row per target "
-           "position and one column per source position.",
-           f"queries come from the {t} decoder positions and keys from the {m} encoder positions"),
-        _f("In cross-attention, the queries come from the encoder's output and the keys and values from the decoder.",
-           "it is the other way round: the decoder asks (queries), the encoder's output answers (keys and values)",
-           "cross-attention-swapped"),
-        _f("Decoder-only models such as GPT contain cross-attention layers that attend to an encoder's output.",
-           "decoder-only models have no encoder; they use only masked self-attention",
-           "decoder-only-cross-attention"),
-        _f("Encoder-only models such as BERT use a causal mask so that they can be fine-tuned for classification.",
-           "BERT is bidirectional; a causal mask would hide the right-hand context that classification benefits from",
-           "encoder-causal"),
-        _f("The encoder of an encoder–decoder model applies a causal mask to its self-attention.",
-           "the whole source is known in advance, so the encoder attends in both directions",
-           "enc-dec-encoder-causal"),
-        _f("T5 is a decoder-only model of the same layout as GPT.",
-           "T5 is an encoder–decoder model that casts every task as text-to-text",
-           "t5-decoder-only"),
-        _f("GPT is an encoder–decoder model: its encoder reads the prompt and its decoder writes the continuation.",
-           "GPT is decoder-only: the prompt and the continuation go through the same causally masked stack",
-           "gpt-enc-dec"),
-        _f("Cross-attention requires the source and the target to have the same number of tokens.",
-           "the weights form a (target × source) matrix, so the two lengths can differ",
-           "cross-attention-same-length"),
-        _f(f"In one cross-attention head, the weight matrix has shape ${m} \\times {t}$: one row per source position "
-           "and one column per target position.",
-           "rows belong to queries, which come from the decoder (target); columns to keys, from the encoder (source)",
-           "cross-attention-shape"),
-        _f("Encoder-only models such as BERT are the usual choice for open-ended text generation.",
-           "without a causal objective BERT has no natural way to generate left to right; decoder-only models do that",
-           "bert-generates"),
-    ]
+    statements = statement_pool("architectures", t=t, m=m)
     solution = [
         Step("Encoder-only (BERT)",
              "Bidirectional self-attention, no causal mask, no cross-attention. Used for classification, tagging, "
@@ -595,42 +336,7 @@ def why_sqrt_dk(chain: SeedChain) -> Draft:
     ][framing]
     prompt = (f"{lead} Assume the components of a query $q$ and a key $k$ are independent random variables with "
               f"mean 0 and variance 1. {MCQ_ASK}")
-    statements = [
-        _t(f"Without the scaling, $q \\cdot k$ has mean 0 and variance $d_k = {d_k}$, so its typical magnitude is "
-           f"about $\\sqrt{{d_k}} {approx} {root}$.",
-           f"q·k sums {d_k} independent products, each with mean 0 and variance 1"),
-        _t(f"Dividing by $\\sqrt{{d_k}} {approx} {root}$ brings the variance of each score back to 1, whatever "
-           "$d_k$ is.",
-           "dividing a variable by c divides its variance by c², and c² = d_k"),
-        _t("Without the scaling, large scores push the softmax into saturated regions where one weight is close to "
-           "1 and the gradients are tiny.",
-           "a nearly one-hot softmax has a Jacobian close to zero, which slows learning"),
-        _t(f"If $d_k$ grew from {d_k} to {4 * d_k}, the standard deviation of the unscaled scores would double.",
-           "the standard deviation is √d_k, and √4 = 2"),
-        _f("The scaling exists mainly to prevent floating-point overflow in the exponentials; it has nothing to do "
-           "with gradients.",
-           "the stated reason is softmax saturation and vanishing gradients; overflow is handled by subtracting the "
-           "row maximum",
-           "sqrt-dk-overflow"),
-        _f("$\\sqrt{d_k}$ is a learned temperature that the model adjusts during training.",
-           "it is a fixed constant set by the head width, not a parameter",
-           "sqrt-dk-learned"),
-        _f(f"Dividing the scores by $d_k = {d_k}$ rather than by its square root would give them unit variance.",
-           f"dividing by d_k leaves a variance of d_k/d_k² = 1/{d_k}; only √d_k restores 1",
-           "divide-by-dk"),
-        _f(f"Without the scaling, $q \\cdot k$ has variance $\\sqrt{{d_k}} {approx} {root}$.",
-           f"the variances of the {d_k} terms add up to d_k; √d_k is the standard deviation",
-           "variance-is-sqrt"),
-        _f(f"Without the scaling, $q \\cdot k$ has mean $d_k = {d_k}$, so the scores drift upwards as $d_k$ grows.",
-           "each product q_i k_i has mean E[q_i]E[k_i] = 0, so the sum has mean 0; it is the spread that grows",
-           "dot-mean-nonzero"),
-        _f("The scaling changes which key receives the largest weight, which is why it improves accuracy.",
-           "dividing all scores by the same positive constant keeps their order, so the argmax is unchanged",
-           "scaling-changes-argmax"),
-        _f("The scaling is what makes each row of attention weights sum to 1.",
-           "the softmax makes each row sum to 1 whatever the scaling",
-           "scaling-normalizes"),
-    ]
+    statements = statement_pool("why_sqrt_dk", d_k=d_k, approx=approx, root=root, four_d_k=4 * d_k)
     solution = [
         Step("Variance of the dot product",
              f"$q \\cdot k$ is the sum of the $d_k$ products $q_i k_i$. Each term has mean $E[q_i]E[k_i] = 0$ and variance "
@@ -676,49 +382,7 @@ def mqa_gqa(chain: SeedChain) -> Draft:
         f"$h_{{kv}} = {h_kv}$ key/value heads, and multi-query (MQA).",
     ][framing]
     prompt = f"{lead} Unless a statement says otherwise, compare models that differ only in the attention variant. {MSQ_ASK}"
-    statements = [
-        _t(f"With GQA the KV cache is {g} times smaller than with MHA.",
-           f"the cache stores keys and values for h_kv = {h_kv} heads instead of h = {h}: a factor h/h_kv = {g}"),
-        _t("In MQA, all query heads share a single key head and a single value head.",
-           "that is the definition of multi-query attention, the case h_kv = 1"),
-        _t("GQA interpolates between MHA ($h_{kv} = h$) and MQA ($h_{kv} = 1$).",
-           "the two endpoints of the number of key/value heads are exactly MHA and MQA"),
-        _t(f"GQA keeps all {h} query heads; only $W_K$ and $W_V$ shrink, from ${d_model} \\times {d_model}$ to "
-           f"${d_model} \\times {h_kv * d_head}$ each.",
-           f"each projection now produces h_kv·d_head = {h_kv} × {d_head} = {h_kv * d_head} features; W_Q is unchanged"),
-        _t("The saving matters most in autoregressive decoding, where each new token must read the whole KV cache from "
-           "memory: fewer key/value heads mean fewer bytes to read per token.",
-           "decoding is limited by memory bandwidth, and the bytes read scale with h_kv"),
-        _t("LLaMA 2 70B uses GQA, with 8 key/value heads shared by its 64 query heads.",
-           "its groups of 8 query heads each share one key/value head"),
-        _t(f"Under GQA here, each key/value head is shared by a group of {g} query heads.",
-           f"{h} query heads over {h_kv} key/value heads gives groups of {h} / {h_kv} = {g}"),
-        _f(f"GQA reduces the number of query heads to $h_{{kv}} = {h_kv}$.",
-           f"the query heads stay at {h}; only the key and value heads are reduced",
-           "gqa-fewer-query-heads"),
-        _f("The KV cache is the same size under MHA, GQA and MQA; only the attention FLOPs change.",
-           "the cache holds one key and one value vector per key/value head, so it shrinks with h_kv",
-           "kv-cache-unchanged"),
-        _f("MQA uses a single query head that is shared by many key and value heads.",
-           "MQA keeps all query heads and shares a single key/value head among them",
-           "mqa-single-query"),
-        _f(f"GQA cuts the FLOPs of computing the scores $QK^\\top$ by the factor {g}.",
-           f"all {h} query heads still score against keys of the same length; the shared keys are reused, not skipped",
-           "gqa-fewer-score-flops"),
-        _f(f"Under GQA, $W_Q$ also shrinks by the factor {g}, like $W_K$ and $W_V$.",
-           "the query projection keeps h·d_head outputs because all query heads remain",
-           "gqa-shrinks-wq"),
-        _f("GQA cannot be used during training: it exists only as an inference-time approximation of an MHA model.",
-           "GQA is an architecture; models such as LLaMA 2 70B are trained with it (MHA checkpoints can also be "
-           "converted and further trained)",
-           "gqa-inference-only"),
-        _f("MHA is the special case $h_{kv} = 1$ of GQA, and MQA the case $h_{kv} = h$.",
-           "the endpoints are the other way round: h_kv = h is MHA and h_kv = 1 is MQA",
-           "gqa-endpoints-swapped"),
-        _f("LLaMA 2 70B uses MQA, with one key/value head shared by all query heads.",
-           "LLaMA 2 70B uses GQA with 8 key/value heads",
-           "llama2-mqa"),
-    ]
+    statements = statement_pool("mqa_gqa", g=g, h_kv=h_kv, h=h, d_model=d_model, kv_width=h_kv * d_head, d_head=d_head)
     solution = [
         Step("What is shared",
              "MHA: every query head has its own key and value head ($h_{kv} = h$). MQA: one key head and one value "
@@ -762,47 +426,7 @@ def flash_attention(chain: SeedChain) -> Draft:
     ][framing]
     prompt = (f"{lead} 'Standard attention' writes the score and weight matrices to GPU high-bandwidth memory (HBM). "
               f"Compare FlashAttention with it. {MSQ_ASK}")
-    statements = [
-        _t("FlashAttention computes exact attention: its output equals standard attention's up to floating-point "
-           "rounding.",
-           "it reorders the same computation; nothing is dropped or approximated"),
-        _t("It splits $Q$, $K$ and $V$ into blocks that fit in on-chip SRAM and combines the blocks with an online "
-           "softmax that keeps a running maximum and sum per row.",
-           "the running statistics let it rescale partial results, so no full row of scores is needed at once"),
-        _t(f"It never writes the ${n} \\times {n}$ score matrix of a head (about {size} in 16-bit) to HBM; its extra "
-           "memory grows only linearly in $n$.",
-           "only the output and per-row softmax statistics (O(n) values) are stored"),
-        _t("In the backward pass it recomputes the attention weights block by block from $Q$, $K$, $V$ and the saved "
-           "softmax statistics instead of reading them from memory.",
-           "recomputing is cheaper than storing and re-reading an n × n matrix in HBM"),
-        _t(f"Its speed-up comes from fewer reads and writes to HBM, not from fewer FLOPs: it still performs "
-           f"${_O('n^2 d')}$ arithmetic.",
-           "it is IO-aware: the arithmetic is unchanged (slightly more with recomputation), the memory traffic drops"),
-        _f("FlashAttention approximates attention, like low-rank or sparse methods, trading a little accuracy for "
-           "speed.",
-           "it is exact; the speed comes from memory access patterns, not from approximation",
-           "flash-is-approximate"),
-        _f(f"It reduces the arithmetic of attention to ${N_LOG_N}$, so doubling $n$ from {n} to {2 * n} "
-           "little more than doubles its FLOPs.",
-           "every query still meets every key: the FLOPs stay O(n²·d) and double n means four times the FLOPs",
-           "flash-subquadratic"),
-        _f("It stores the full attention-weight matrix in HBM so that the backward pass can reuse it.",
-           "it deliberately does not store it; the backward pass recomputes the weights from saved statistics",
-           "flash-stores-matrix"),
-        _f("It skips query–key pairs whose weights are small, computing attention only on the largest entries.",
-           "no pair is skipped: every query is scored against every key, block by block",
-           "flash-sparse"),
-        _f("It projects the keys and values to a lower dimension $r$, much smaller than $n$, along the sequence axis.",
-           "that is a low-rank method such as Linformer; FlashAttention uses the full keys and values",
-           "flash-low-rank"),
-        _f(f"Its memory is still ${_O('n^2')}$, because the softmax of a row needs all the scores of that row at once.",
-           "the online softmax merges blocks with a running maximum and sum, so a full row is never held",
-           "flash-needs-full-row"),
-        _f("Because it recomputes the weights in the backward pass, it moves more data through HBM and is slower than "
-           "standard attention in wall-clock time.",
-           "recomputation happens in SRAM from small blocks; HBM traffic falls and the kernel runs faster",
-           "recompute-slower"),
-    ]
+    statements = statement_pool("flash_attention", n=n, size=size, twice_n=2 * n)
     solution = [
         Step("The bottleneck",
              f"Standard attention writes the $n \\times n$ scores and weights of each head to HBM and reads them back; "
@@ -825,182 +449,4 @@ def flash_attention(chain: SeedChain) -> Draft:
         hints=["Separate the amount of arithmetic from the amount of memory traffic.",
                "FLOPs $\\mathcal{O}(n^2 d)$, extra memory $\\mathcal{O}(n)$",
                f"The skipped matrix: ${n} \\times {n} \\times 2$ bytes $\\approx$ {size} per head."],
-    )
-
-
-# --- 10. softmax: the effect of scaling ---------------------------------------
-
-@template("softmax.scaling_effect", topic="softmax", kind="MCQ", marks=1, difficulty=2,
-          title="What scaling does to the softmax", light=True)
-def scaling_effect(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    d_k = s.choice((16, 64, 256))
-    root = round(d_k ** 0.5)
-    step = root // 2 if root > 4 else 1
-    scores: list[int] = []
-    while len(scores) < 4:                                  # four distinct multiples of step in [-3√d_k, 3√d_k]
-        x = step * s.integer(-3 * root // step, 3 * root // step)
-        if x not in scores:
-            scores.append(x)
-    best = max(range(4), key=lambda i: scores[i]) + 1
-    low = min(range(4), key=lambda i: scores[i]) + 1
-    c = s.choice((3, 5, 10, 100))
-    row = ", ".join(str(x) for x in scores)
-    framing = s.integer(0, 1)
-    lead = [
-        f"For one query, the dot products with four keys are $(s_1, s_2, s_3, s_4) = ({row})$, and the head width is "
-        f"$d_k = {d_k}$, so attention uses $\\operatorname{{softmax}}(s/\\sqrt{{d_k}}) = \\operatorname{{softmax}}(s/{root})$.",
-        f"A head of width $d_k = {d_k}$ produces the raw scores $({row})$ for keys 1 to 4 of one query. Compare "
-        f"$\\operatorname{{softmax}}(s)$ with the scaled $\\operatorname{{softmax}}(s/{root})$.",
-    ][framing]
-    prompt = f"{lead} {MCQ_ASK}"
-    statements = [
-        _t(f"Key {best} receives the largest weight both with and without the scaling.",
-           "dividing every score by the same positive number keeps their order, so the argmax is unchanged"),
-        _t(f"The scaled softmax is less peaked (closer to uniform) than the unscaled one: dividing by {root} acts as a "
-           f"temperature $T = {root} > 1$.",
-           "smaller logit gaps give smaller ratios between the exponentials, so the weights even out"),
-        _t(f"Adding the constant {c} to all four scores would leave the (scaled or unscaled) weights unchanged.",
-           "the common factor e^c cancels between the numerator and the normalizing sum"),
-        _t("When the components of $q$ and $k$ are independent with mean 0 and variance 1, dividing by "
-           "$\\sqrt{d_k}$ gives the scores variance 1 whatever the head width.",
-           "the unscaled dot product has variance d_k, and dividing by √d_k divides the variance by d_k"),
-        _t(f"The ranking of the four keys by weight is the same with and without the scaling, key {low} getting the "
-           "smallest weight in both.",
-           "the softmax is increasing in each logit and the scaling preserves their order"),
-        _f("The scaling is what makes the four weights sum to 1.",
-           "the softmax normalizes each row to 1 with or without the scaling",
-           "scaling-normalizes"),
-        _f(f"Dividing by {root} makes the weights more peaked, concentrating more of the weight on key {best}.",
-           f"dividing by {root} shrinks the gaps between logits, which flattens the distribution",
-           "scaling-sharpens"),
-        _f("The scaling can change which key receives the largest weight.",
-           "a positive common factor never changes the order of the scores, so the argmax is fixed",
-           "scaling-changes-argmax"),
-        _f("The softmax is unchanged when every logit is multiplied by the same positive constant, so the scaling has "
-           "no effect on the weights.",
-           "the softmax is shift-invariant, not scale-invariant: multiplying the logits changes how peaked it is",
-           "softmax-scale-invariant"),
-        _f(f"Adding the constant {c} to all four scores would change the weights, making key {best} even more dominant.",
-           "adding a constant to every logit multiplies every exponential by the same factor, which cancels",
-           "softmax-shift-variant"),
-        _f(f"Dividing logits by a temperature $T > 1$ (here $T = {root}$) pushes the softmax towards a one-hot vector.",
-           "a temperature above 1 flattens the distribution; T below 1 sharpens it",
-           "temperature-backwards"),
-        _f(f"When the components of $q$ and $k$ are independent with mean 0 and variance 1, the scores after the "
-           f"division by $\\sqrt{{d_k}} = {root}$ have variance $1/d_k = 1/{d_k}$.",
-           "dividing the variance d_k by (√d_k)² = d_k gives 1, not 1/d_k; 1/d_k would need a division by d_k",
-           "variance-over-scaled"),
-    ]
-    solution = [
-        Step("Order is preserved",
-             f"Dividing by ${root} > 0$ keeps the order of $({row})$: key {best} is still the largest and key {low} "
-             "the smallest, and the softmax is increasing in each logit, so the ranking of the weights is unchanged."),
-        Step("Temperature",
-             f"$\\operatorname{{softmax}}(s/T)$ with $T = {root} > 1$ shrinks the gaps between logits, so the ratios "
-             "$e^{(s_i - s_j)/T}$ move towards 1: the distribution is flatter. $T < 1$ would sharpen it."),
-        Step("Shift versus scale",
-             "$\\operatorname{softmax}(s + c) = \\operatorname{softmax}(s)$ because $e^c$ cancels; "
-             "$\\operatorname{softmax}(a s) \\neq \\operatorname{softmax}(s)$ in general. The rows sum to 1 because of "
-             "the softmax, with or without scaling."),
-        Step("Why this scale",
-             "With unit-variance components, $\\operatorname{Var}(q \\cdot k) = d_k$; dividing by $\\sqrt{d_k}$ brings it "
-             "to 1, keeping the softmax out of its saturated, near one-hot region."),
-        Step("Key facts",
-             "Scaling keeps the argmax and the ranking, and flattens the weights ($T = \\sqrt{d_k}$); "
-             "softmax: invariant to adding a constant, not to multiplying by one; "
-             "summing to 1 is the softmax's doing."),
-    ]
-    return Draft(
-        prompt=prompt, statements=statements, solution=solution,
-        hints=["Think of the division as a temperature.",
-               "$\\operatorname{softmax}(s/T)_i = e^{s_i/T} / \\sum_j e^{s_j/T}$",
-               f"Here $T = \\sqrt{{{d_k}}} = {root}$ and the largest score is key {best}'s."],
-    )
-
-
-# --- 11. softmax: masked positions --------------------------------------------
-
-@template("softmax.masked_positions", topic="softmax", kind="MCQ", marks=1, difficulty=2,
-          title="Masking before the softmax", light=True)
-def masked_positions(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    n = s.integer(4, 8)
-    pad = s.integer(1, 2)                                   # trailing padded positions of one sequence (framing 1)
-    i = s.integer(2, n - pad)                               # a query row, 1-based, never a padded position
-    framing = s.integer(0, 1)
-    kept, total, strict = n * (n + 1) // 2, n * n, n * (n - 1) // 2
-    lead = [
-        f"A decoder attends over $n = {n}$ positions with a causal mask, implemented by adding a mask matrix $M$ to "
-        "the scores before the softmax: $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
-        f"A decoder is trained on a batch of sequences of $n = {n}$ positions; "
-        + ("the last position of one sequence is padding. " if pad == 1
-           else f"the last {pad} positions of one sequence are padding. ")
-        + "Its attention combines a causal mask with a padding mask, both added to the scores as a matrix $M$ in "
-        "$\\operatorname{softmax}(QK^\\top/\\sqrt{d_k} + M)$.",
-    ][framing]
-    prompt = f"{lead} Queries index the rows and keys the columns, from 1 to {n}. {MCQ_ASK}"
-    statements = [
-        _t("Adding $-\\infty$ (in practice a large negative number) to a masked score before the softmax gives that "
-           "key a weight of 0, and the remaining weights of the row still sum to 1.",
-           "e^(−∞) = 0 drops out of the normalizing sum, which then runs over the allowed keys only"),
-        _t(f"The causal mask lets query $i$ attend to keys $1, \\ldots, i$: the allowed entries form the lower "
-           f"triangle including the diagonal, {kept} of the {total} entries.",
-           f"row i allows i keys, and 1 + 2 + ⋯ + {n} = {kept}"),
-        _t(f"Under the causal mask, if the {i} allowed scores of row {i} are all equal, each of them gets weight "
-           f"$\\frac{{1}}{{{i}}}$.",
-           f"the masked keys get weight 0 and the softmax spreads the row evenly over the {i} allowed keys"),
-        _t("A padding mask acts on the keys (columns): no query may put weight on a padded position.",
-           "padded keys carry no content, so they are masked in every row"),
-        _t("Under the causal mask, the first query can attend only to itself, so its single weight is exactly 1.",
-           "row 1 has one allowed key, the diagonal, and the softmax of one finite logit is 1"),
-        _f("Setting the masked weights to 0 after the softmax is equivalent to adding $-\\infty$ before it.",
-           "zeroing after the softmax leaves the row summing to less than 1 unless it is renormalized",
-           "mask-after-softmax"),
-        _f("Masked positions are given a score of 0 before the softmax, which makes their weight 0.",
-           "e^0 = 1, so a score of 0 still gets a positive weight; the score must be −∞ or very negative",
-           "mask-with-zero"),
-        _f(f"The causal mask lets query $i$ attend to keys $i, \\ldots, {n}$: the allowed entries form the upper "
-           "triangle.",
-           "that would let each position see the future; the causal mask allows keys up to i, the lower triangle",
-           "causal-upper"),
-        _f(f"The causal mask leaves {strict} of the {total} entries unmasked, because a position may not attend to "
-           "itself.",
-           f"the diagonal is allowed: a token may attend to itself, so {kept} entries remain",
-           "causal-no-diagonal"),
-        _f("A padding mask is applied to the query rows only; padded keys stay visible to the other queries.",
-           "padding must be hidden as keys (columns), or real tokens would attend to it",
-           "padding-mask-queries"),
-        _f("After masking, the unmasked weights of a row sum to less than 1, the missing share being the masked keys'.",
-           "the softmax renormalizes over the allowed keys, so they sum to 1",
-           "mask-no-renormalize"),
-        _f(f"Under the causal mask, row {i} keeps the softmax weights of the unmasked row for keys $1, \\ldots, {i}$ "
-           "and sets the rest to 0.",
-           "the allowed weights are renormalized among themselves, so they are larger than in the unmasked row",
-           "mask-after-softmax"),
-    ]
-    solution = [
-        Step("Additive mask",
-             "$M_{ij} = 0$ where query $i$ may see key $j$ and $-\\infty$ (or a large negative number) elsewhere. "
-             "Then $e^{s_{ij} + M_{ij}} = 0$ for masked keys, and the softmax divides by a sum over the allowed keys "
-             "only, so each row still sums to 1."),
-        Step("Why not zero afterwards",
-             "Zeroing weights after the softmax removes their share without redistributing it: the row sums to less "
-             "than 1 unless it is renormalized. A score of 0 is not a mask either: $e^0 = 1$."),
-        Step("Causal mask",
-             f"Row $i$ allows keys $1, \\ldots, i$: the lower triangle with the diagonal, "
-             f"$1 + 2 + \\cdots + {n} = {kept}$ of ${n}^2 = {total}$ entries. Row 1 allows only itself (weight 1); "
-             f"row {i} with equal allowed scores gives each $\\frac{{1}}{{{i}}}$."),
-        Step("Padding mask",
-             "Padding is masked as keys: the padded columns are $-\\infty$ in every row, so no query attends to them."),
-        Step("Key facts",
-             "Mask before the softmax with $-\\infty$; rows renormalize to 1; "
-             "causal: lower-triangular including the diagonal; "
-             "padding: mask the key columns."),
-    ]
-    return Draft(
-        prompt=prompt, statements=statements, solution=solution,
-        hints=["Ask what $e^x$ is for the value the mask adds.",
-               "$\\operatorname{softmax}(s + M)_j = e^{s_j + M_j} / \\sum_k e^{s_k + M_k}$, with $M_j = -\\infty$ when masked",
-               f"Row {i} of a causal mask allows keys 1 to {i}."],
     )
