@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -88,7 +89,8 @@ def test_moodle_xml_parses_with_gate_marking(made):
 
             low, high = _nat_range(q)
             mid, tol = float(item.find("answer/text").text), float(item.find("answer/tolerance").text)
-            assert abs(mid - tol - float(low)) < 1e-9 and abs(mid + tol - float(high)) < 1e-9
+            assert math.isclose(mid - tol, float(low), rel_tol=1e-12, abs_tol=1e-12)
+            assert math.isclose(mid + tol, float(high), rel_tol=1e-12, abs_tol=1e-12)
         elif q.kind == "MCQ":
             fractions = [a.get("fraction") for a in item.findall("answer")]
             assert sorted(fractions) == ["-33.33333", "-33.33333", "-33.33333", "100"]
@@ -255,7 +257,8 @@ def test_qti21_items_score_the_gate_way(made):
             half = float(equal.get("tolerance").split()[0])
             mid = float(equal.find("q:baseValue", ns).text)
             assert equal.get("toleranceMode") == "absolute" and declaration.get("baseType") == "float"
-            assert abs(mid - half - float(low)) < 1e-9 and abs(mid + half - float(high)) < 1e-9
+            assert math.isclose(mid - half, float(low), rel_tol=1e-12, abs_tol=1e-12)
+            assert math.isclose(mid + half, float(high), rel_tol=1e-12, abs_tol=1e-12)
         else:
             values = [v.text for v in declaration.findall("q:correctResponse/q:value", ns)]
             assert values == [f"choice_{'abcd'[i]}" for i in sorted(q.correct)]
