@@ -234,7 +234,7 @@ def test_latex_math_becomes_typst_math():
     assert latex_to_typst(r"\operatorname{softmax}(x) \cdot 2") == 'op("softmax")(x) dot.c 2'
     assert latex_to_typst(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}") == 'mat(delim: "[", 1, 2; 3, 4)'
     assert latex_to_typst(r"a_{j1}") == "a_(j 1)"
-    assert latex_to_typst(r"QK^\top/\sqrt{d_k}") == r"Q K^(top)\/sqrt(d_(k))"  # a slash, not a fraction
+    assert latex_to_typst(r"QK^\top/\sqrt{d_k}") == r"Q K^(top)\/ sqrt(d_(k))"  # a slash, not a fraction
 
 
 def test_qti21_items_score_the_gate_way(made):

@@ -20,8 +20,11 @@ SYMBOLS = {
     "odot": "dot.o", "log": "log", "cos": "cos", "sin": "sin", "exp": "exp", "sum": "sum", "max": "max",
     "min": "min", "in": "in", "pm": "plus.minus", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋",
     "mid": "|", "quad": "quad", "qquad": "wide", "ell": "ell", "partial": "diff", "nabla": "nabla",
-    "cdotp": "dot.c", "colon": ":", "prime": "prime",
+    "cdotp": "dot.c", "colon": ":", "prime": "prime", "tanh": "tanh", "ln": "ln", "arg": "arg",
+    "lVert": "||", "rVert": "||", "Vert": "||", "vert": "|", "ge": ">=", "gg": ">>", "ll": "<<",
+    "sim": "tilde.op", "propto": "prop", "cap": "sect", "cup": "union", "forall": "forall", "exists": "exists",
 }
+ACCENTS = {"hat": "hat", "bar": "overline", "overline": "overline", "tilde": "tilde", "vec": "arrow", "dot": "dot"}
 GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
          "nu", "xi", "pi", "rho", "sigma", "tau", "phi", "chi", "psi", "omega", "Gamma", "Delta", "Theta",
          "Lambda", "Pi", "Sigma", "Phi", "Psi", "Omega"}
@@ -80,15 +83,17 @@ def latex_to_typst(latex: str) -> str:
             name = m.group(1)
             if name == "frac":
                 num, den = latex_to_typst(r.group()), latex_to_typst(r.group())
-                out.append(f"frac({num}, {den})")
+                out.append(f" frac({num}, {den})")
             elif name == "sqrt":
-                out.append(f"sqrt({latex_to_typst(r.group())})")
+                out.append(f" sqrt({latex_to_typst(r.group())})")
             elif name in FONTS:
-                out.append(f"{FONTS[name]}({latex_to_typst(r.group())})")
+                out.append(f" {FONTS[name]}({latex_to_typst(r.group())})")
+            elif name in ACCENTS:
+                out.append(f" {ACCENTS[name]}({latex_to_typst(r.group())})")
             elif name == "operatorname":
-                out.append(f'op("{_plain(r.group())}")')
+                out.append(f' op("{_plain(r.group())}")')
             elif name == "text":
-                out.append(f'"{_plain(r.group())}"')
+                out.append(f' "{_plain(r.group())}"')
             elif name == "begin":
                 env = r.group()
                 end = latex.find(f"\\end{{{env}}}", r.i)
