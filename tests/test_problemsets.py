@@ -294,3 +294,12 @@ def test_every_template_typesets_without_falling_back():
         for seed in (3, 4242):
             q = template.question(seed)
             typst.compile((PREAMBLE + question_typst(q, 1, True, plain_math=False)).encode())
+
+
+def test_attention_weights_are_drawn_as_a_heatmap_in_the_key():
+    from quizforge.bank.registry import get_template
+    from quizforge.problemsets.typeset import question_typst
+
+    q = get_template("attention.weight").question(5)
+    assert "darker is more weight" in question_typst(q, 1, with_answer=True, plain_math=False)
+    assert "darker is more weight" not in question_typst(q, 1, with_answer=False, plain_math=False)
