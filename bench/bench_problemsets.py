@@ -66,8 +66,7 @@ def main() -> None:
         made = timed("variants (questions generated)", lambda: [paper(spec, slots, s) for s in students])
         timed("Markdown papers and keys", lambda: [(papers.paper_markdown(spec, slots, p),
                                                     papers.key_markdown(spec, slots, p)) for p in made])
-        timed("PDF papers and keys (typst, warm)", lambda: (typeset.pdfs(spec, slots, made, False),
-                                                      typeset.pdfs(spec, slots, made, True)))
+        timed("PDF papers and keys (typst, warm)", lambda: typeset.papers_and_keys(spec, slots, made))
         rows = keys.key_rows(made)
         timed("keys.csv and keys.json", lambda: (keys.keys_csv(rows), keys.keys_json(rows)))
         timed("Moodle XML", lambda: lms.moodle_xml(spec.title, made))

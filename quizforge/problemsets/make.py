@@ -50,8 +50,9 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
         if pdf:
-            for folder, with_answer, everyone in (("papers", False, "all_papers.pdf"), ("keys", True, "all_keys.pdf")):
-                whole, pieces = typeset.pdfs(spec, slots, made, with_answer)
+            typeset_pdfs = typeset.papers_and_keys(spec, slots, made)
+            for (folder, everyone), (whole, pieces) in zip((("papers", "all_papers.pdf"), ("keys", "all_keys.pdf")),
+                                                           typeset_pdfs):
                 (staging / everyone).write_bytes(whole)
                 for sid, data in pieces.items():
                     (staging / folder / f"{sid}.pdf").write_bytes(data)

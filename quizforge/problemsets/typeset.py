@@ -288,29 +288,32 @@ def _combined(spec, slots, papers, with_answer: bool, plain_math: bool) -> str:
     return "\n".join(parts)
 
 
-def pdfs(spec, slots, papers, with_answer: bool) -> tuple[bytes, dict[str, bytes]]:
-    """All papers (or keys) as one PDF to print, and cut into one PDF per student. One typst
-    compilation for the class: about twice as fast as one per student."""
-    import io
+def compile_class(sources: tuple[str, str], folder) -> tuple[bytes, list[dict]]:
+    """Compile a class's combined document (its plain-math twin if typst refuses the first);
+    returns the PDF and the <paper-start> markers (each student's id and first page)."""
     import json
-    import tempfile
     from pathlib import Path
 
-    import pypdf
     import typst
 
-    with tempfile.TemporaryDirectory(prefix="quizforge-typst-") as tmp:
-        main = Path(tmp) / "main.typ"
-        for plain_math in (False, True):
-            main.write_text(_combined(spec, slots, papers, with_answer, plain_math), encoding="utf-8")
-            compiler = typst.Compiler(str(main), ignore_system_fonts=True)
-            try:
-                whole = compiler.compile(pdf_tags=False)
-                starts = json.loads(compiler.query("<paper-start>", field="value"))
-                break
-            except Exception:  # noqa: BLE001 - typst's errors have no public base class; set the math as text
-                if plain_math:
-                    raise
+    main = Path(folder) / "main.typ"
+    for n, source in enumerate(sources):
+        main.write_text(source, encoding="utf-8")
+        compiler = typst.Compiler(str(main), ignore_system_fonts=True)
+        try:
+            return compiler.compile(pdf_tags=False), json.loads(compiler.query("<paper-start>", field="value"))
+        except Exception:  # noqa: BLE001 - typst's errors have no public base class; set the math as text
+            if n == len(sources) - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def cut(whole: bytes, starts: list[dict]) -> dict[str, bytes]:
+    """One PDF per student from the class's PDF, at the pages the markers give."""
+    import io
+
+    import pypdf
+
     reader = pypdf.PdfReader(io.BytesIO(whole))
     firsts = [s["page"] - 1 for s in starts] + [len(reader.pages)]
     pieces = {}
@@ -321,14 +324,82 @@ def pdfs(spec, slots, papers, with_answer: bool) -> tuple[bytes, dict[str, bytes
         buffer = io.BytesIO()
         writer.write(buffer)
         pieces[marker["id"]] = buffer.getvalue()
-    return whole, pieces
+    return pieces
 
 
-def pdf(spec, slots, paper, with_answer: bool) -> bytes:
-    """The paper (or its key) as PDF bytes; math as plain text only if typst refuses the formulas."""
-    import typst
+def sources(spec, slots, papers, with_answer: bool) -> tuple[str, str]:
+    return (_combined(spec, slots, papers, with_answer, False), _combined(spec, slots, papers, with_answer, True))
 
-    try:
-        return typst.compile(document(spec, slots, paper, with_answer).encode())
-    except Exception:  # noqa: BLE001 - typst's errors have no public base class; set the math as text
-        return typst.compile(document(spec, slots, paper, with_answer, plain_math=True).encode())
+
+CHUNK = 1000  # students per typst compilation: a compilation shares its caches, so the fewer the better
+
+
+def papers_and_keys(spec, slots, papers) -> tuple[tuple[bytes, dict], tuple[bytes, dict]]:
+    """The class's papers and keys, each as one PDF to print and one per student. Papers and
+    keys are typeset side by side, in this process and a helper one (typst holds the GIL)."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    import pypdf
+
+    chunks = [papers[i:i + CHUNK] for i in range(0, len(papers), CHUNK)]
+    jobs = [(kind, n, with_answer) for kind, with_answer in (("keys", True), ("papers", False))
+            for n in range(len(chunks))]
+    # Keys take about three times as long as papers: deal the jobs out so both sides weigh about the same.
+    mine, theirs, load = [], [], [0, 0]
+    for job in jobs:
+        side = 0 if load[0] <= load[1] else 1
+        (mine if side == 0 else theirs).append(job)
+        load[side] += 3 if job[2] else 1
+    with tempfile.TemporaryDirectory(prefix="quizforge-typst-") as tmp:
+        root = Path(tmp)
+        for kind, n, with_answer in jobs:
+            folder = root / f"{kind}-{n}"
+            folder.mkdir()
+            for k, source in enumerate(sources(spec, slots, chunks[n], with_answer)):
+                (folder / f"source{k}.typ").write_text(source, encoding="utf-8")
+        helper = subprocess.Popen([sys.executable, "-m", "quizforge.problemsets.typeset",
+                                   *(str(root / f"{kind}-{n}") for kind, n, _ in theirs)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            for kind, n, _ in mine:
+                _typeset_folder(str(root / f"{kind}-{n}"))
+        finally:
+            _, error = helper.communicate()
+        if helper.returncode != 0:
+            raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
+        result = []
+        for kind in ("papers", "keys"):
+            whole, pieces = pypdf.PdfWriter(), {}
+            for n in range(len(chunks)):
+                folder = root / f"{kind}-{n}"
+                data = (folder / "class.pdf").read_bytes()
+                pieces.update(cut(data, json.loads((folder / "starts.json").read_text())))
+                whole.append(pypdf.PdfReader(folder / "class.pdf"))
+            import io
+
+            buffer = io.BytesIO()
+            whole.write(buffer)
+            result.append((buffer.getvalue(), pieces))
+    return result[0], result[1]
+
+
+def _typeset_folder(folder: str) -> None:
+    """Compile FOLDER/source0.typ (or its plain-math twin source1.typ) into class.pdf and starts.json."""
+    import json
+    from pathlib import Path
+
+    path = Path(folder)
+    whole, starts = compile_class(tuple((path / f"source{n}.typ").read_text("utf-8") for n in (0, 1)), path)
+    (path / "class.pdf").write_bytes(whole)
+    (path / "starts.json").write_text(json.dumps(starts), encoding="utf-8")
+
+
+if __name__ == "__main__":  # the helper process of papers_and_keys: python -m quizforge.problemsets.typeset DIR...
+    import sys
+
+    for argument in sys.argv[1:]:
+        _typeset_folder(argument)
