@@ -97,7 +97,7 @@ def test_drill_line_by_line_records_every_outcome(tmp_path):
 
 def test_eof_before_the_end_exits_promptly_and_keeps_the_answers(tmp_path):
     started = time.monotonic()
-    done = run_quiz(tmp_path, "practice", "--count", "5", input="s\n\ne\n\n", timeout=20)
+    done = run_quiz(tmp_path, "practice", "--count", "5", input="s\n\ne\ne\n\n", timeout=20)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert elapsed < 10
@@ -530,3 +530,11 @@ def test_two_drills_at_once_share_the_history(tmp_path):
         tmp_path, "SELECT * FROM attempts WHERE session_id = ? ORDER BY id", (s["id"],))] for s in sessions}
     assert sorted(by_session.values()) == sorted(shown.values())
     assert all(a["outcome"] == "correct" for a in db_rows(tmp_path, "SELECT * FROM attempts"))
+
+
+def test_a_single_e_before_answering_asks_before_giving_up(tmp_path):
+    done = run_quiz(tmp_path, "practice", "--count", "1", input="e\ns\n", timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert "e again to give up and see the worked solution" in done.stdout
+    with history(tmp_path) as h:
+        assert [a["outcome"] for a in h.attempts()] == ["skipped"]  # not revealed, not counted as a give-up

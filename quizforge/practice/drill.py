@@ -1,7 +1,7 @@
 """Drill: spaced-repetition practice over the bank, one question at a time.
 
 Keys at the answer prompt: h hint (concept, then formula, then numbers), s skip,
-e explain (shows the worked solution: the question counts as not known), q quit.
+e explain (asks once more, then shows the worked solution: the question counts as not known), q quit.
 A wrong NAT answer gets one more try; the key is shown after the last one.
 """
 
@@ -154,10 +154,13 @@ class Drill:
         shown = self.clock()
         hints = tries = 0
         hit = None
+        giving_up = False  # "e" pressed once: the next "e" reveals the solution
         status = self._status(n)
         while True:
             line = self._read("answer › ", status)
             key = line.lower()
+            if key != "e":
+                giving_up = False
             if key == "q":
                 raise _Quit("quit")
             if key == "":
@@ -177,6 +180,12 @@ class Drill:
                                    style="dim")
                 return
             if key == "e":
+                if not giving_up:
+                    # Seeing the solution before answering counts as not known: ask once, not silently.
+                    giving_up = True
+                    self.console.print("e again to give up and see the worked solution (it counts as not "
+                                       "known); anything else to keep trying", style="yellow")
+                    continue
                 self.console.print(render.solution_view(question))
                 self._record(question, "revealed", None, hints, tries, shown, None, hit)
                 self.summary.wrong += 1
