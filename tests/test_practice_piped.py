@@ -538,3 +538,19 @@ def test_a_single_e_before_answering_asks_before_giving_up(tmp_path):
     assert "e again to give up and see the worked solution" in done.stdout
     with history(tmp_path) as h:
         assert [a["outcome"] for a in h.attempts()] == ["skipped"]  # not revealed, not counted as a give-up
+
+
+def test_interview_s_skips_one_question_and_d_drops_the_chain(tmp_path):
+    from quizforge.practice.interview import interview_chains
+
+    done = run_quiz(tmp_path, "practice", "--interview", "--count", "3", input="s\nd\n\n3\n")
+    assert done.returncode == 0, done.stderr
+    chain_of = {p.id: c for c in interview_chains(None) for p in c.prompts}
+    with history(tmp_path) as h:
+        attempts = h.attempts()
+    shown = [a["question_id"] for a in attempts]
+    assert [a["outcome"] for a in attempts] == ["skipped", "skipped", "rated"]
+    first, second, third = (chain_of[q] for q in shown)
+    ids = [p.id for p in first.prompts]
+    assert first is second and ids.index(shown[1]) == ids.index(shown[0]) + 1  # s: on to the follow-up
+    assert third is not first  # d: the chain's remaining follow-ups are dropped

@@ -203,6 +203,13 @@ def test_a_roster_with_a_student_twice_is_refused(run_quiz, tmp_path):
     assert code == 2 and "line 3: student 'x1' is listed twice" in err
 
 
+def test_no_pdf_writes_everything_else(run_quiz, tmp_path):
+    code, out, err = run_quiz("set", "make", str(EXAMPLE), "--variants", "2", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    assert not list((tmp_path / "s").rglob("*.pdf")) and (tmp_path / "s" / "moodle.xml").exists()
+    assert sorted(p.name for p in (tmp_path / "s" / "papers").iterdir()) == ["V1.md", "V2.md"]
+
+
 def test_numbered_variants(tmp_path):
     make_set(EXAMPLE, tmp_path / "v", variants=4)
     assert sorted(p.name for p in (tmp_path / "v" / "papers").glob("*.md")) == ["V1.md", "V2.md", "V3.md", "V4.md"]

@@ -20,11 +20,12 @@ def problem_set() -> None:
 @click.option("--variants", type=int, help="K numbered variants instead of a roster.")
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), required=True, help="The folder to write.")
 @click.option("--force", is_flag=True, help="Replace OUT if it already holds files.")
-def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool) -> None:
+@click.option("--no-pdf", is_flag=True, help="Skip the PDFs (the slowest part); write everything else.")
+def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool, no_pdf: bool) -> None:
     """Make papers, answer keys and Moodle/GIFT exports from SPEC.toml (see examples/)."""
     from quizforge.problemsets.make import make_set
 
-    made = make_set(spec, out, roster=roster, variants=variants, force=force)
+    made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf)
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
                "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")

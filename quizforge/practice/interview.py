@@ -44,6 +44,10 @@ class _Stop(Exception):
     pass
 
 
+# What _ask returns for "s" (skip this question, keep the chain) and "d" (drop the chain).
+SKIPPED, DROPPED = object(), object()
+
+
 def interview_chains(topic: str | None) -> list[bank.Chain]:
     if not topic:
         return list(bank.CHAINS)
@@ -86,8 +90,10 @@ class Interview:
                         break
                     asked.add(item.id)
                     rating = self._ask(chain, step, item)
-                    if rating is None or rating == Rating.Again:
-                        if rating == Rating.Again and step < len(chain.prompts):
+                    if rating is SKIPPED:
+                        continue   # this question only: the follow-up comes next
+                    if rating is DROPPED or rating == Rating.Again:
+                        if step < len(chain.prompts):
                             self.console.print("The interviewer moves on to another topic.", style="dim")
                         asked.update(p.id for p in chain.prompts)   # not this chain again today
                         break
@@ -105,14 +111,15 @@ class Interview:
             raise _Stop
         return "" if line == TIMEOUT else line
 
-    def _ask(self, chain: bank.Chain, step: int, item: bank.Prompt) -> Rating | None:
+    def _ask(self, chain: bank.Chain, step: int, item: bank.Prompt) -> Rating | object:
         n = self.summary.asked + 1
         title = f"{n}/{self.count} · Interview · {chain.title} · {step} of {len(chain.prompts)}"
         self.console.print()
         self.console.print(Panel(Markdown(item.question), title=title, title_align="left", border_style="magenta",
                                  subtitle=f"[dim]{item.id}[/]", subtitle_align="right"))
         self.console.print(keys_line("Enter show the model answer (type notes first if you like)",
-                                     "h a key point as a hint", "s skip", "q quit"))
+                                     "h a key point as a hint", "s skip this question",
+                                     "d drop this topic's follow-ups", "q quit"))
         status = lambda: f"prompt {n} of {self.count}  ·  {chain.title}"  # noqa: E731
         shown = self.clock()
         hints = 0
@@ -128,9 +135,9 @@ class Interview:
                 else:
                     self.console.print("no more hints: press Enter to see the model answer", style="dim")
                 continue
-            if key == "s":
+            if key in ("s", "d"):
                 self._record(item, chain, "skipped", None, None, hints, shown)
-                return None
+                return SKIPPED if key == "s" else DROPPED
             notes = line or None
             break
         self.console.print(self._reveal(item))
