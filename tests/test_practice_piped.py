@@ -275,6 +275,9 @@ def test_mock_navigation_marking_and_gate_score(tmp_path):
         session.send("l")
         _, palette = session.expect(MOCK_PROMPT)
         session.send("submit")
+        _, asked = session.expect(MOCK_PROMPT)   # 3 of 6 unanswered: GATE asks before handing in
+        assert "3 unanswered · 1 marked for review · type submit again" in asked
+        session.send("submit")
         report = session.read_rest()
         assert session.proc.wait(timeout=10) == 0
 
@@ -340,7 +343,7 @@ def test_mock_takes_a_bare_c_as_the_answer_c(tmp_path):
         state = MockState(session_id, "gate", [qid, "dims.shapes-002a"], 10)
         h.create_mock(state)
         out = _io.StringIO()
-        exam = MockExam(h, _Script("c", "a", "x", "submit"), Console(file=out, width=100), state)
+        exam = MockExam(h, _Script("c", "a", "x", "submit", "submit"), Console(file=out, width=100), state)
         try:
             assert exam.run() == "submitted"
         finally:
@@ -381,6 +384,8 @@ def test_mock_paused_then_resumed_keeps_answers_and_clock(tmp_path):
         _, segment = session.expect(MOCK_PROMPT)
         assert session.current == q1 and f"your answer: {a1}" in segment
         session.send("submit")
+        session.expect(MOCK_PROMPT)   # unanswered questions: submit again to hand the paper in
+        session.send("submit")
         report = session.read_rest()
         assert session.proc.wait(timeout=10) == 0
     assert "Score" in report
@@ -405,6 +410,8 @@ def test_stats_and_export_agree_with_the_history(tmp_path):
         session.expect(MOCK_PROMPT)
         session.send(right_answer(session.current))
         session.expect(MOCK_PROMPT)
+        session.send("submit")
+        session.expect(MOCK_PROMPT)   # two unanswered: submit again
         session.send("submit")
         assert session.wait() == 0
 

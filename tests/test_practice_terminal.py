@@ -93,6 +93,8 @@ def test_mock_killed_with_sigkill_resumes_with_answers_and_clock(tmp_path, child
     assert left < 30 * 60
     assert wait_question(child, "Q3/5 · marked for review") == q3
     child.sendline("submit")
+    child.expect_exact("type submit again to hand the paper in")
+    child.sendline("submit")
     child.expect_exact("Score")
     child.expect_exact("By topic")
     child.expect(pexpect.EOF)

@@ -263,3 +263,14 @@ def test_new_templates_are_mixed_into_a_backlog_of_reviews(history):
         asked.add(pick.item)
         reasons.append(pick.reason)
     assert reasons == ["due", "due", "due", "new", "due", "due", "due", "new"]
+
+
+def test_a_mistyped_mock_command_gets_its_usage_not_an_answer_error():
+    from quizforge.practice.mock import mistyped_command
+
+    assert mistyped_command("g") == "to go to a question: g N, e.g. g 7"
+    assert mistyped_command("g abc") == "to go to a question: g N, e.g. g 7"
+    assert mistyped_command("submitt").startswith("did you mean submit?")
+    assert mistyped_command("palete").startswith("did you mean palette?")
+    for answer in ("a", "b,c", "0.25", "8 GiB", "abc", "1.5e3"):
+        assert mistyped_command(answer) is None, answer

@@ -29,6 +29,23 @@ GATE_MINUTES_PER_QUESTION = 180 / 65      # GATE DA: 65 questions in 3 hours
 GATE_ONE_MARK_SHARE = 30 / 65             # 30 one-mark and 35 two-mark questions
 
 _GOTO = re.compile(r"(?:g|go|goto|#)\s*(\d+)")
+# A line that starts like a go-to but is not one ("g", "g abc", "goto x"): a command typed wrong.
+_GOTO_LIKE = re.compile(r"(?:g|go|goto|#)(?:\s+.*)?")
+COMMANDS = ("next", "prev", "mark", "clear", "palette", "submit", "pause", "quit", "goto")
+
+
+def mistyped_command(key: str) -> str | None:
+    """The usage line for a line that looks like a mock command typed wrong, else None (an answer)."""
+    from difflib import get_close_matches
+
+    if _GOTO_LIKE.fullmatch(key):
+        return "to go to a question: g N, e.g. g 7"
+    if key.isalpha() and len(key) >= 3:
+        close = get_close_matches(key, COMMANDS, n=1, cutoff=0.6)
+        if close:
+            return (f"did you mean {close[0]}? commands: n next · p prev · g N · m mark · x clear · l palette · "
+                    "submit · q pause")
+    return None
 
 
 def default_minutes(questions: int) -> float:
@@ -227,6 +244,7 @@ class MockExam:
 
     def _loop(self) -> str:
         s = self.state
+        confirm_submit = False
         while True:
             if s.remaining - (self.clock() - self._tick) <= 0:
                 self._save()
@@ -241,6 +259,8 @@ class MockExam:
                 return "paused"
             key = line.lower()
             goto = _GOTO.fullmatch(key)
+            if key != "submit":
+                confirm_submit = False
             if key in ("", "n", "next", "s"):
                 self._move(s.current + 1 if s.current + 1 < len(s.paper) else 0)
             elif key in ("p", "prev", "previous"):
@@ -264,10 +284,19 @@ class MockExam:
                 self._account()
                 self.console.print(palette_view(s))
             elif key == "submit":
+                unanswered = len(s.paper) - len(s.answers)
+                if (unanswered or s.marked) and not confirm_submit:
+                    # As GATE's interface does: say what is open before the paper is handed in.
+                    confirm_submit = True
+                    self.console.print(f"{unanswered} unanswered · {len(s.marked)} marked for review · type submit "
+                                       "again to hand the paper in, anything else to go on", style="yellow")
+                    continue
                 self._save()
                 return "submitted"
             elif key in ("h", "e"):
                 self.console.print("no hints or solutions during a mock: they come with the report", style="dim")
+            elif mistyped_command(key):
+                self.console.print(f"✗ {mistyped_command(key)}", style="yellow")
             else:
                 try:
                     from quizforge.bank.grading import grade
