@@ -1,16 +1,21 @@
-"""Questions, worked solutions and verdicts as rich renderables for the terminal."""
+"""Questions, worked solutions and verdicts as rich renderables for the terminal.
+
+The presentation layer of the bank: the bank itself returns plain data and never imports rich.
+"""
 
 from __future__ import annotations
 
 from rich import box
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.bank.export import accepted_text
 from quizforge.bank.grading import Verdict
 from quizforge.bank.mathtext import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
+from quizforge.matrix_view import MatrixRow, MatrixView
 
 
 def _md(text: str) -> Text:
@@ -22,24 +27,32 @@ def _md(text: str) -> Text:
     return out
 
 
-def matrix_table(step: Step) -> Table:
-    table = Table(box=box.SIMPLE_HEAD if step.col_labels else box.SIMPLE, show_header=bool(step.col_labels),
-                  pad_edge=False, title=markdown_to_terminal(step.title), title_justify="left", title_style="bold")
-    if step.row_labels:
-        table.add_column("", style="dim")
-    for label in step.col_labels or [""] * len(step.matrix[0]):
-        table.add_column(label, justify="right")
-    for r, row in enumerate(step.matrix or ()):
-        table.add_row(*([step.row_labels[r]] if step.row_labels else []), *row)
-    return table
+def matrix_view(step: Step) -> MatrixView:
+    return MatrixView(Text(markdown_to_terminal(step.title), style="bold"), step.matrix or (),
+                      step.row_labels, step.col_labels)
 
 
-def question_panel(question: Question, number: str = "") -> Panel:
+class QuestionPanel:
+    """A question in a box. Its title sits in the border when it fits there, else on the first
+    line inside, so that no part of it is cut."""
+
+    def __init__(self, title: Text, body: Group, subtitle: str) -> None:
+        self.title, self.body, self.subtitle = title, body, subtitle
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # A border title needs the two corners, a rule each side and a space each side.
+        if self.title.cell_len + 6 <= options.max_width:
+            yield Panel(self.body, title=self.title, title_align="left", subtitle=Text(self.subtitle, style="dim"),
+                        subtitle_align="right", border_style="cyan")
+        else:
+            yield Panel(Group(self.title, Text(""), self.body), subtitle=Text(self.subtitle, style="dim"),
+                        subtitle_align="right", border_style="cyan")
+
+
+def question_panel(question: Question, number: str = "") -> QuestionPanel:
     parts: list = [_md(question.prompt)]
     if question.exhibits:
-        grid = Table.grid(padding=(0, 3))
-        grid.add_row(*[matrix_table(e) for e in question.exhibits])
-        parts.append(grid)
+        parts += [Text(""), MatrixRow(matrix_view(e) for e in question.exhibits)]
     if question.options:
         options = Table.grid(padding=(0, 1))
         for i, option in enumerate(question.options):
@@ -47,9 +60,9 @@ def question_panel(question: Question, number: str = "") -> Panel:
         parts += [Text(""), options]
     parts += [Text(""), Text(question.instruction(), style="dim italic")]
     marks = f"{question.marks} mark{'s' if question.marks > 1 else ''}"
-    title = f"{number + '  ' if number else ''}[bold]{question.title}[/]  ·  {question.kind}  ·  {marks}"
-    return Panel(Group(*parts), title=title, title_align="left", subtitle=f"[dim]{question.id}[/]",
-                 subtitle_align="right", border_style="cyan")
+    title = Text.assemble(f"{number}  " if number else "", (question.title, "bold"),
+                          f"  ·  {question.kind}  ·  {marks}")
+    return QuestionPanel(title, Group(*parts), question.id)
 
 
 def solution_view(question: Question) -> Group:
@@ -58,7 +71,7 @@ def solution_view(question: Question) -> Group:
         if step.matrix is not None:
             if step.md:
                 parts.append(Text.assemble((f"{n}. ", "bold"), _md(step.md)))
-            parts.append(matrix_table(step))
+            parts.append(matrix_view(step))
         else:
             body = step.text if step.text is not None else markdown_to_terminal(step.md)
             parts.append(Text.assemble((f"{n}. {markdown_to_terminal(step.title)}: ", "bold"), body))
@@ -69,7 +82,6 @@ def solution_view(question: Question) -> Group:
             mark = Text("✓", style="green") if option.correct else Text("✗", style="red")
             table.add_row(Text(f"({LETTERS[i]})", style="bold"), mark, _md(option.why))
         parts += [Text("Why each option is right or wrong:", style="bold"), table]
-    from quizforge.bank.export import accepted_text
 
     answer = Text.assemble(("Answer: ", "bold green"), markdown_to_terminal(question.answer_md))
     if question.kind == "NAT" and question.decimals is not None:
