@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -103,12 +104,46 @@ def verdict_view(verdict: Verdict) -> Text:
     return text
 
 
-def templates_table(templates) -> Table:
-    from quizforge.bank.template import TOPICS
+class TemplateList:
+    """The templates under one heading per topic. IDs are typed by learners, so they are never
+    cut or wrapped: titles wrap instead, and when even that leaves too little room each
+    template takes two lines (the ID, then its details)."""
 
-    table = Table(title="Question templates", box=box.SIMPLE_HEAD)
-    for column in ("template", "topic", "kind", "marks", "difficulty", "title"):
-        table.add_column(column, justify="right" if column in ("marks", "difficulty") else "left")
-    for t in templates:
-        table.add_row(t.id, TOPICS[t.topic], t.kind, str(t.marks), "●" * t.difficulty, markdown_to_terminal(t.title))
-    return table
+    MIN_TITLE = 16  # narrower than this, a title would wrap a word a line
+
+    def __init__(self, templates) -> None:
+        self.templates = list(templates)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from quizforge.bank.template import TOPICS
+
+        id_width = max((len(t.id) for t in self.templates), default=8)
+        wide = id_width + len("  kind  marks  level  ") + self.MIN_TITLE <= options.max_width
+        yield Text("Question templates", style="bold")
+        for topic, title in TOPICS.items():
+            members = [t for t in self.templates if t.topic == topic]
+            if not members:
+                continue
+            yield Text("")
+            yield Text.assemble((title, "bold cyan"), (f"  ({topic})", "dim"))
+            if wide:
+                table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+                table.add_column("template", no_wrap=True, min_width=id_width)
+                table.add_column("kind", no_wrap=True, width=3)
+                table.add_column("marks", no_wrap=True, width=7)
+                table.add_column("level", no_wrap=True, width=3)
+                table.add_column("title", overflow="fold")
+                for t in members:
+                    marks = f"{t.marks} mark{'s' if t.marks > 1 else ''}"
+                    table.add_row(t.id, t.kind, marks, "●" * t.difficulty, markdown_to_terminal(t.title))
+                yield table
+            else:
+                for t in members:
+                    yield Text(t.id, no_wrap=True, overflow="ignore")
+                    marks = f"{t.marks} mark{'s' if t.marks > 1 else ''}"
+                    yield Padding(Text(f"{t.kind} · {marks} · {'●' * t.difficulty} · "
+                                       f"{markdown_to_terminal(t.title)}", style="dim"), (0, 0, 0, 2))
+
+
+def templates_table(templates) -> TemplateList:
+    return TemplateList(templates)

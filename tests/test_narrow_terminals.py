@@ -194,3 +194,24 @@ def test_a_drill_question_in_a_40x12_pane_shows_q_k_and_v(tmp_path):
         assert max(len(line) for line in text.splitlines()) <= 40
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, env=env, timeout=10)
+
+
+def _whole_ids(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\w.…])([a-z]+\.[a-z0-9_]+)(?![\w.…])", text))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_bank_list_never_cuts_a_template_id(run_quiz, monkeypatch, width):
+    text = _quiz(run_quiz, monkeypatch, width, "bank", "list")
+    assert "…" not in text
+    assert {t.id for t in all_templates()} <= _whole_ids(text)
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= width
+
+
+def test_bank_list_piped_never_cuts_a_template_id(tmp_path):
+    from practice_helpers import run_quiz as run_piped
+
+    done = run_piped(tmp_path, "bank", "list")
+    assert done.returncode == 0, done.stderr
+    assert "dims.gqa_groups" in done.stdout and "dims.gqa_grou…" not in done.stdout
+    assert {t.id for t in all_templates()} <= _whole_ids(done.stdout)
