@@ -22,7 +22,9 @@ def bank_list(topic, as_json) -> None:
     from quizforge.bank.template import TOPICS
 
     if topic is not None and topic not in TOPICS:
-        raise InputError(f"unknown topic {topic!r}; topics: {', '.join(TOPICS)}")
+        from quizforge.suggest import did_you_mean
+
+        raise InputError(f"unknown topic {topic!r}{did_you_mean(topic, TOPICS)}; topics: {', '.join(TOPICS)}")
     templates = [t for t in all_templates() if topic is None or t.topic == topic]
     if as_json:
         emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
