@@ -43,3 +43,52 @@ def test_practice_with_an_unknown_topic_says_topic_or_template(tmp_path):
 
     done = run_piped(tmp_path, "practice", "--topic", "nosuch", input="")
     assert done.returncode == 2 and done.stderr.startswith(TOPIC_ERROR), done.stderr
+
+
+def _render(renderable, width: int = 100) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, highlight=False, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_stats_shows_topic_titles_as_json_does(tmp_path):
+    from quizforge.practice.charts import stats_view
+    from quizforge.practice.stats import compute_stats
+    from quizforge.practice.store import Attempt, History
+
+    history = History(tmp_path / "history.db")
+    try:
+        session = history.start_session("drill", {}, 1_700_000_000.0)
+        for topic, outcome in (("params", "correct"), ("attention", "wrong")):
+            history.record_attempt(session, "drill", Attempt(question_id=f"{topic}.q-0001", template=f"{topic}.q",
+                                                             topic=topic, kind="NAT", outcome=outcome, marks=1),
+                                   at=1_700_000_000.0)
+        stats = compute_stats(history, 1_700_000_100.0)
+    finally:
+        history.close()
+    assert [t["title"] for t in stats["topics"]] == ["Parameter counts", "Attention by hand"]
+    rows = [line for line in _render(stats_view(stats)).splitlines() if "1/1" in line or "0/1" in line]
+    assert "Parameter counts" in rows[0] and "Attention by hand" in rows[1]
+
+
+def test_mock_report_lists_titles_with_the_id_beside():
+    from quizforge.practice.mock_report import mock_report_view
+
+    items = [{"id": "dims.d_k-0001", "topic": "dims", "kind": "NAT", "marks": 1, "answer": "64", "key": "64",
+              "correct": True, "earned": 1.0, "seconds": 10.0},
+             {"id": "concepts.layernorm_batchnorm-00a2", "topic": "concepts", "kind": "MCQ", "marks": 2,
+              "answer": None, "key": "b", "correct": None, "earned": 0.0, "seconds": 3.0}]
+    per_topic = {"dims": {"questions": 1, "answered": 1, "correct": 1, "score": 1.0, "max": 1.0, "seconds": 10.0},
+                 "concepts": {"questions": 1, "answered": 0, "correct": 0, "score": 0.0, "max": 2.0, "seconds": 3.0}}
+    result = {"score": 1.0, "max": 3.0, "negative": 0.0, "questions": 2, "answered": 1, "correct": 1,
+              "seconds": 13.0, "per_topic": per_topic, "misconceptions": [], "items": items}
+    for width in (80, 100):
+        text = _render(mock_report_view(result, []), width)
+        lines = text.splitlines()
+        assert any(line.split()[:2] == ["Dimensions", "and"] for line in lines)   # the topic's title
+        assert any(line.split()[:2] == ["Complexity", "and"] for line in lines)
+        title_row = next(i for i, line in enumerate(lines) if "Head dimension d_k" in line)
+        assert "dims.d_k-0001" in lines[title_row + 1]
+        assert any("concepts.layernorm_batchnorm-00a2" in line for line in lines)

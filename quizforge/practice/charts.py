@@ -114,7 +114,7 @@ def _topics_table(stats: dict) -> Table:
         accuracy = Text(bar(t["accuracy"]), style=style)
         accuracy.append(f" {percent(t['accuracy']):>4}", style=style)
         spark = Text(sparkline(t["daily"]), style=style)
-        table.add_row(t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
+        table.add_row(t.get("title") or t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
     if window:
         table.caption = f"daily accuracy from {window['first']} to {window['last']}; trend in percent points"
         table.caption_justify = "left"
