@@ -365,7 +365,7 @@ def test_stats_json_is_compute_stats(data_dir):
 def test_stats_renders_text(data_dir):
     result = CliRunner().invoke(cli, ["stats", "--data-dir", str(data_dir)])
     assert result.exit_code == 0, result.output
-    for needle in ("Parameter counts", "FLOPs and compute", "Attention by hand", "Streak: 3 days", "extra-bias", "Mock tests"):
+    for needle in ("Parameter", "FLOPs and", "Attention", "Streak: 3 days", "extra-bias", "Mock tests"):
         assert needle in result.output, needle
 
 
