@@ -92,3 +92,20 @@ def test_mock_report_lists_titles_with_the_id_beside():
         title_row = next(i for i, line in enumerate(lines) if "Head dimension d_k" in line)
         assert "dims.d_k-0001" in lines[title_row + 1]
         assert any("concepts.layernorm_batchnorm-00a2" in line for line in lines)
+
+
+def test_a_missing_vocabulary_names_the_real_flag(run_quiz):
+    code, _, err = run_quiz("calc", "params", "--arch", "gpt", "--d-model", "8", "--n-heads", "2", "--d-ff", "8")
+    assert code == 2 and err == "error: --arch gpt needs --vocab, --max-len\n"
+
+
+def test_parameter_counts_are_quoted_in_billions(run_quiz):
+    code, out, _ = run_quiz("calc", "params", "llama-7b")
+    assert code == 0 and "= 6.74 B parameters" in out and "G parameters" not in out
+
+
+def test_the_kv_cache_footer_says_bytes_once(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_quiz("calc", "kv-cache", "gpt2", "--seq-len", "8")
+    (footer,) = [line for line in out.splitlines() if "per element" in line]
+    assert footer.startswith("total = 2·B·L·bytes·d_head·h·n = 2·1·12·2·64·12·8 ") and footer.count("bytes") == 1

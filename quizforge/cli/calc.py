@@ -84,7 +84,8 @@ def resolve_config(preset: str | None, arch: str | None, **flags: Any):
         return base.with_(**changes) if changes else base
     if not arch:
         raise InputError("name a PRESET (see `quiz calc presets`) or describe one with --arch and sizes")
-    missing = [f"--{name.replace('_', '-')}" for name in _required_flags(arch) if name not in changes]
+    flag_for = {"vocab_size": "vocab"}   # the config field's name differs from the flag's
+    missing = [f"--{flag_for.get(name, name).replace('_', '-')}" for name in _required_flags(arch) if name not in changes]
     if missing:
         raise InputError(f"--arch {arch} needs {', '.join(missing)}")
     return ModelConfig(arch=arch, **changes)
