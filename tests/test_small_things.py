@@ -109,3 +109,30 @@ def test_the_kv_cache_footer_says_bytes_once(run_quiz, monkeypatch):
     code, out, _ = run_quiz("calc", "kv-cache", "gpt2", "--seq-len", "8")
     (footer,) = [line for line in out.splitlines() if "per element" in line]
     assert footer.startswith("total = 2·B·L·bytes·d_head·h·n = 2·1·12·2·64·12·8 ") and footer.count("bytes") == 1
+
+
+@pytest.mark.parametrize("template", ["memory.kv_cache", "params.preset", "flops.training"])
+def test_prompt_text_in_json_has_no_markdown(run_quiz, template):
+    import json
+
+    from quizforge.bank.registry import get_template
+
+    try:
+        get_template(template)
+    except Exception:
+        pytest.skip(f"no template {template}")
+    for seed in range(8):
+        code, out, _ = run_quiz("ask", template, "--seed", str(seed), "--json")
+        data = json.loads(out)
+        assert "**" in data["prompt"] or template != "memory.kv_cache"
+        for text in [data["prompt_text"], *(o["plain"] for o in data["options"])]:
+            assert "**" not in text and "`" not in text and "$" not in text, text
+
+
+def test_prompt_text_of_a_preset_question_names_the_model_plainly(run_quiz):
+    import json
+
+    code, out, _ = run_quiz("ask", "memory.kv_cache", "--seed", "2", "--json")
+    data = json.loads(out)
+    assert data["prompt"].startswith("**gpt2-medium** has $L = 24$")
+    assert data["prompt_text"].startswith("gpt2-medium has L = 24 layers, d_model = 1024")
