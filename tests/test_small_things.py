@@ -131,3 +131,22 @@ def test_prompt_text_of_a_preset_question_names_the_model_plainly(run_quiz):
     data = json.loads(out)
     assert data["prompt"].startswith("**gpt2-medium** has $L = 24$")
     assert data["prompt_text"].startswith("gpt2-medium has L = 24 layers, d_model = 1024")
+
+
+def test_a_damaged_history_is_copied_aside_once(tmp_path):
+    import random
+
+    from quizforge.practice.store import History, HistoryError
+
+    path = tmp_path / "history.db"
+    garbage = bytes(random.Random(7).randrange(256) for _ in range(4096))
+    path.write_bytes(garbage)
+    for _ in range(3):   # three commands in a row meet the same damaged file
+        with pytest.raises(HistoryError, match="damaged.*copied to history.db.corrupt-"):
+            History(path)
+    (copy,) = tmp_path.glob("history.db.corrupt-*.bak")
+    assert copy.read_bytes() == garbage and path.read_bytes() == garbage
+    path.write_bytes(garbage[:2048])   # damaged differently: that is worth a second copy
+    with pytest.raises(HistoryError):
+        History(path)
+    assert len(list(tmp_path.glob("history.db.corrupt-*.bak"))) == 2
