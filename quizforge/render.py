@@ -23,6 +23,28 @@ def console() -> Console:
     return Console(highlight=False)
 
 
+class Progress:
+    """Names the step that slow work is on: a rich spinner on stderr while that is a terminal,
+    nothing at all when output is piped or is JSON (the spinner clears itself when done)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        err = Console(stderr=True, highlight=False)
+        self._status = None if quiet or not err.is_terminal else err.status("", spinner="dots")
+
+    def step(self, text: str) -> None:
+        if self._status is not None:
+            self._status.update(text)
+
+    def __enter__(self) -> "Progress":
+        if self._status is not None:
+            self._status.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+
 def si(value: float, billions: str = "G") -> str:
     """124,439,808 -> '124.4 M' (decimal prefixes). Parameter counts pass billions="B", as
     model sizes are quoted (6.74 B); FLOPs keep G."""

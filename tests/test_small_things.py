@@ -150,3 +150,35 @@ def test_a_damaged_history_is_copied_aside_once(tmp_path):
     with pytest.raises(HistoryError):
         History(path)
     assert len(list(tmp_path.glob("history.db.corrupt-*.bak"))) == 2
+
+
+# --- slow work shows progress --------------------------------------------------
+
+@pytest.mark.parametrize("args, step", [
+    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs"),
+    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache"),
+])
+def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
+    pexpect = pytest.importorskip("pexpect")
+    from practice_helpers import quiz_cmd, quiz_env
+
+    cmd = quiz_cmd(*args)
+    child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=60,
+                          dimensions=(40, 160))
+    try:
+        child.expect_exact(step)
+        child.expect_exact("✓ ")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("args", [("calc", "flops", "gpt2", "--seq-len", "8"),
+                                  ("calc", "kv-cache", "gpt2", "--seq-len", "8", "--json")])
+def test_piped_calculators_print_nothing_extra(tmp_path, args):
+    from practice_helpers import run_quiz as run_piped
+
+    done = run_piped(tmp_path, *args)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "importing torch" not in done.stdout and "building" not in done.stdout

@@ -37,8 +37,13 @@ def grade_command(submission: Path, challenge_id: str, output_format: str, memor
     from quizforge.grading.grade import grade
     from quizforge.grading.sandbox import SandboxError
 
+    from quizforge.render import Progress
+
     try:
-        result = grade(submission, challenge_id, memory_limit=memory_limit, time_limit=time_limit)
+        with Progress(quiet=output_format != "table") as progress:
+            progress.step(f"grading {submission.name}: starting the sandbox and running the hidden suite "
+                          f"of {challenge_id}")
+            result = grade(submission, challenge_id, memory_limit=memory_limit, time_limit=time_limit)
     except SandboxError as exc:
         raise click.ClickException(f"the sandbox failed, so nothing was graded: {exc}") from None
     from quizforge.grading import results
