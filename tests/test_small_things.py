@@ -182,3 +182,29 @@ def test_piped_calculators_print_nothing_extra(tmp_path, args):
     done = run_piped(tmp_path, *args)
     assert done.returncode == 0 and done.stderr == ""
     assert "importing torch" not in done.stdout and "building" not in done.stdout
+
+
+# --- grader output ---------------------------------------------------------
+
+def test_a_syntax_error_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    path = tmp_path / "softmax.py"
+    path.write_text("def softmax(x, dim=-1)\n    return x\n")
+    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert code == 0
+    assert out.count("syntax error: expected ':' (line 1)") == 1
+    assert out.index("Every test failed for one reason: syntax error: expected ':' (line 1)") < out.index("total")
+    rows = [line for line in out.splitlines() if "│ failed " in line]
+    assert len(rows) > 1 and all("syntax error" not in row for row in rows)
+
+
+def test_different_failures_stay_in_their_rows():
+    from quizforge.grading.judge import SuiteResult, TestResult
+    from quizforge.grading.results import shared_failure
+
+    alike = [TestResult(f"t{i}", "failed", 0, 1, "forbidden: torch.nn.functional.softmax") for i in range(3)]
+    assert shared_failure(SuiteResult("softmax", alike)) == "forbidden: torch.nn.functional.softmax"
+    mixed = alike[:2] + [TestResult("t2", "failed", 0, 1, "wrong values")]
+    assert shared_failure(SuiteResult("softmax", mixed)) is None
+    one_passed = alike[:2] + [TestResult("t2", "passed", 1, 1, "")]
+    assert shared_failure(SuiteResult("softmax", one_passed)) is None
