@@ -208,3 +208,12 @@ def test_different_failures_stay_in_their_rows():
     assert shared_failure(SuiteResult("softmax", mixed)) is None
     one_passed = alike[:2] + [TestResult("t2", "passed", 1, 1, "")]
     assert shared_failure(SuiteResult("softmax", one_passed)) is None
+
+
+def test_calc_attention_labels_v_rows_v1_v2(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_quiz("calc", "attention", "--q", "[[1,0]]", "--k", "[[1,0],[0,1]]", "--v", "[[7,8],[9,10]]")
+    assert code == 0
+    v_block = out[out.index("\nV\n"):out.index("Step 1")]
+    assert [line.split() for line in v_block.splitlines() if line.strip().startswith(("v", "k"))] == [
+        ["v1", "7", "8"], ["v2", "9", "10"]]
