@@ -17,6 +17,7 @@ from rich.text import Text
 
 from quizforge.handcalc import AttentionSteps, PEVector
 from quizforge.matrices import format_fraction
+from quizforge.matrix_view import MatrixView
 
 NEG_INF = "−∞"
 MASKED = "masked"
@@ -52,15 +53,9 @@ def _matrix(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
     cells: Sequence[Sequence[str]],
-) -> Group:
-    """A labelled matrix: its name on one line, then a table with row and column labels."""
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("", style="dim", no_wrap=True)
-    for label in col_labels:
-        table.add_column(label, justify="right")
-    for label, row in zip(row_labels, cells):
-        table.add_row(label, *row)
-    return Group(Text(title, style="bold"), table)
+) -> MatrixView:
+    """A labelled matrix: its name on one line, then its entries (a table, or a list when narrow)."""
+    return MatrixView(title, cells, row_labels, col_labels)
 
 
 def render_attention(steps: AttentionSteps, expand: bool | None = None) -> Group:
@@ -74,6 +69,7 @@ def render_attention(steps: AttentionSteps, expand: bool | None = None) -> Group
         expand = d_k <= 4 and n_k <= 4 and d_v <= 4
     qs = [f"q{i + 1}" for i in range(n_q)]
     ks = [f"k{j + 1}" for j in range(n_k)]
+    vs = [f"v{j + 1}" for j in range(n_k)]
     vcols = [f"col {c + 1}" for c in range(d_v)]
     dcols = [f"d{c + 1}" for c in range(d_k)]
 
@@ -87,7 +83,7 @@ def render_attention(steps: AttentionSteps, expand: bool | None = None) -> Group
         _heading("Given"),
         _matrix("Q", qs, dcols, [[format_fraction(x) for x in row] for row in s.q]),
         _matrix("K", ks, dcols, [[format_fraction(x) for x in row] for row in s.k]),
-        _matrix("V", ks, vcols, [[format_fraction(x) for x in row] for row in s.v]),
+        _matrix("V", vs, vcols, [[format_fraction(x) for x in row] for row in s.v]),
     ]
     step = 0
 
@@ -185,7 +181,7 @@ def render_pe(pe: PEVector, max_rows: int = 64) -> Group:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for name, justify in (("j", "right"), ("i", "right"), ("2i/d_model", "right"),
                           ("function", "left"), ("angle", "right"), ("value", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
 
     dims = pe.dims
     max_rows = max(2, max_rows)

@@ -23,9 +23,32 @@ def console() -> Console:
     return Console(highlight=False)
 
 
-def si(value: float) -> str:
-    """124,439,808 -> '124.4 M' (decimal prefixes, as model sizes are quoted)."""
-    for factor, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+class Progress:
+    """Names the step that slow work is on: a rich spinner on stderr while that is a terminal,
+    nothing at all when output is piped or is JSON (the spinner clears itself when done)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        err = Console(stderr=True, highlight=False)
+        self._status = None if quiet or not err.is_terminal else err.status("", spinner="dots")
+
+    def step(self, text: str) -> None:
+        if self._status is not None:
+            self._status.update(text)
+
+    def __enter__(self) -> "Progress":
+        if self._status is not None:
+            self._status.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+
+def si(value: float, billions: str = "G") -> str:
+    """124,439,808 -> '124.4 M' (decimal prefixes). Parameter counts pass billions="B", as
+    model sizes are quoted (6.74 B); FLOPs keep G."""
+    for factor, suffix in ((1e15, "P"), (1e12, "T"), (1e9, billions), (1e6, "M"), (1e3, "k")):
         if abs(value) >= factor:
             return f"{value / factor:,.2f} {suffix}"
     return f"{value:,.0f}"
@@ -78,7 +101,7 @@ def _agreement(report: Report) -> Text:
 
 def params_view(report: Report) -> Group:
     parts = [_breakdown_table(report, "parameters"),
-             Text(f"= {si(report.total)} parameters; {report.extras['non_embedding']:,} without embeddings"),
+             Text(f"= {si(report.total, billions='B')} parameters; {report.extras['non_embedding']:,} without embeddings"),
              _config_line(report.cfg), _agreement(report)]
     if report.cfg.source:
         parts.append(Text(f"source: {report.cfg.source}", style="dim"))
@@ -120,7 +143,7 @@ def kv_cache_view(report: Report) -> Group:
     table.add_row("reduction factor", f"{x['reduction_factor']:g}×")
     return Group(
         table,
-        Text(f"bytes = {report.total_formula} = {report.total_substituted}   (batch {x['batch']}, {x['seq_len']} positions, "
+        Text(f"total = {report.total_formula} = {report.total_substituted}   (batch {x['batch']}, {x['seq_len']} positions, "
              f"{x['dtype']} = {x['bytes_per_element']} B per element)"),
         _config_line(report.cfg),
         Text("✓ read off the cache the reference model fills, and equal to the closed form", style="green"),

@@ -68,7 +68,7 @@ def test_check_renders_a_verdict(run_quiz):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (("ask", "nonsense"), "unknown template"),
+    (("ask", "nonsense"), "unknown topic or template"),
     (("ask", "params", "--seed", "70000"), "out of range"),
     (("ask", "params", "--seed", "abc"), "not a whole number"),
     (("bank", "list", "--topic", "nope"), "unknown topic"),

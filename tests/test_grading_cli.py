@@ -175,8 +175,14 @@ def test_challenges_start_copies_the_three_files_and_says_what_next(run_quiz, tm
         assert (tmp_path / exercises / name).read_text() == f"# {name} of {exercises}\n"
     assert f"quiz grade starter.py --challenge {exercises}" in out
     code, _, err = run_quiz("challenges", "start", exercises)
-    assert code == 2 and "already exists; not overwriting" in err and len(err.strip().splitlines()) == 1
+    assert err == (f"error: README.md, starter.py, test_public.py already exist in {exercises}/; not overwriting "
+                   "(--force replaces them, or choose another folder)\n")
+    assert code == 2 and (tmp_path / exercises / "starter.py").read_text() == f"# starter.py of {exercises}\n"
+    (tmp_path / exercises / "starter.py").write_text("my work")
+    code, _, err = run_quiz("challenges", "start", exercises, "--force")
+    assert code == 0, err
     assert (tmp_path / exercises / "starter.py").read_text() == f"# starter.py of {exercises}\n"
+    assert sorted(p.name for p in (tmp_path / exercises).iterdir()) == sorted(challenges_cli.STARTER_FILES)
 
 
 def test_challenges_start_into_a_given_folder(run_quiz, tmp_path, exercises):

@@ -285,7 +285,7 @@ def test_view_shows_every_section(history):
     mock(history, at(-3), 40, 100)
     mock(history, at(-2), 50, 100)
     text = render(stats_view(compute_stats(history, NOW)))
-    for needle in ("params", "attention", "softmax", "Streak: 2 days", "Due now: 1 of 1", "Next 14 days", "today",
+    for needle in ("Parameter counts", "Attention by hand", "Softmax and scaling", "Streak: 2 days", "Due now: 1 of 1", "Next 14 days", "today",
                    "forgot the biases", "open", "Mock tests", "+10.0 points"):
         assert needle in text, needle
     assert "█" in text
@@ -365,7 +365,7 @@ def test_stats_json_is_compute_stats(data_dir):
 def test_stats_renders_text(data_dir):
     result = CliRunner().invoke(cli, ["stats", "--data-dir", str(data_dir)])
     assert result.exit_code == 0, result.output
-    for needle in ("params", "flops", "attention", "Streak: 3 days", "extra-bias", "Mock tests"):
+    for needle in ("Parameter", "FLOPs and", "Attention", "Streak: 3 days", "extra-bias", "Mock tests"):
         assert needle in result.output, needle
 
 

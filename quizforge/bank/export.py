@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
 
@@ -32,9 +32,9 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     out: dict[str, Any] = {
         "id": question.id, "template": question.template, "topic": question.topic, "kind": question.kind,
         "marks": question.marks, "difficulty": question.difficulty, "title": question.title,
-        "prompt": question.prompt, "prompt_text": markdown_to_terminal(question.prompt),
+        "prompt": question.prompt, "prompt_text": markdown_to_plain(question.prompt),
         "instruction": question.instruction(),
-        "options": [{"letter": LETTERS[i], "text": o.md, "plain": markdown_to_terminal(o.md)}
+        "options": [{"letter": LETTERS[i], "text": o.md, "plain": markdown_to_plain(o.md)}
                     for i, o in enumerate(question.options)],
     }
     if question.exhibits:

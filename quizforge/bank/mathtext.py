@@ -101,3 +101,9 @@ _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 def markdown_to_terminal(md: str) -> str:
     """Replace every $…$ / $$…$$ span of a Markdown string with its Unicode rendering."""
     return _MATH.sub(lambda m: latex_to_unicode(m.group(1) or m.group(2)), md)
+
+
+def markdown_to_plain(text: str) -> str:
+    """Markdown-with-math as plain text for data consumers: math as Unicode, and no bold (**)
+    or code (`) markers left in."""
+    return markdown_to_terminal(text).replace("**", "").replace("`", "")

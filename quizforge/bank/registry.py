@@ -10,6 +10,7 @@ from quizforge.bank.question import Question
 from quizforge.bank.template import REGISTRY, TOPICS, Template
 from quizforge.bank.templates import MODULES
 from quizforge.errors import InputError
+from quizforge.suggest import did_you_mean
 
 _QUESTION_ID = re.compile(r"(?P<template>[a-z]+\.[a-z0-9_]+)-(?P<seed>[0-9a-f]{4})")
 _loaded = False
@@ -31,8 +32,7 @@ def all_templates() -> list[Template]:
 def get_template(template_id: str) -> Template:
     _load()
     if template_id not in REGISTRY:
-        close = [t for t in REGISTRY if template_id and (template_id in t or t.split(".")[-1] == template_id)]
-        hint = f" (did you mean {', '.join(sorted(close))}?)" if close else ""
+        hint = did_you_mean(template_id, sorted(REGISTRY))
         raise InputError(f"unknown template {template_id!r}{hint}; run `quiz bank list`")
     return REGISTRY[template_id]
 
@@ -43,7 +43,12 @@ def templates_for(selector: str | None) -> list[Template]:
         return all_templates()
     if selector in TOPICS:
         return [t for t in all_templates() if t.topic == selector]
-    return [get_template(selector)]
+    _load()
+    if selector not in REGISTRY:
+        hint = did_you_mean(selector, [*TOPICS, *sorted(REGISTRY)])
+        raise InputError(f"unknown topic or template {selector!r}{hint}; topics: {', '.join(TOPICS)} "
+                         "(templates: `quiz bank list`)")
+    return [REGISTRY[selector]]
 
 
 def parse_question_id(question_id: str) -> tuple[Template, int]:

@@ -58,8 +58,11 @@ def load_challenge(challenge_id: str) -> Challenge:
     folder = ROOT / challenge_id
     meta_file = folder / "challenge.toml"
     if "/" in challenge_id or challenge_id.startswith(".") or not meta_file.is_file():
+        from quizforge.suggest import did_you_mean
+
         known = ", ".join(challenge_ids()) or "none"
-        raise InputError(f"unknown challenge {challenge_id!r} (known: {known})")
+        hint = did_you_mean(challenge_id, challenge_ids())
+        raise InputError(f"unknown challenge {challenge_id!r}{hint}; challenges: {known}")
     meta = tomllib.loads(meta_file.read_text(encoding="utf-8"))
     return Challenge(
         id=challenge_id,

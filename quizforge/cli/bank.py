@@ -22,13 +22,15 @@ def bank_list(topic, as_json) -> None:
     from quizforge.bank.template import TOPICS
 
     if topic is not None and topic not in TOPICS:
-        raise InputError(f"unknown topic {topic!r}; topics: {', '.join(TOPICS)}")
+        from quizforge.suggest import did_you_mean
+
+        raise InputError(f"unknown topic {topic!r}{did_you_mean(topic, TOPICS)}; topics: {', '.join(TOPICS)}")
     templates = [t for t in all_templates() if topic is None or t.topic == topic]
     if as_json:
         emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
                     "title": t.title} for t in templates])
         return
-    from quizforge.bank.render import templates_table
+    from quizforge.render_question import templates_table
     from quizforge.render import console
 
     console().print(templates_table(templates))
@@ -72,7 +74,7 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
 
         click.echo(question_markdown(question, with_answer))
         return
-    from quizforge.bank.render import question_panel, solution_view
+    from quizforge.render_question import question_panel, solution_view
     from quizforge.render import console as make_console
 
     console = make_console()
@@ -102,7 +104,7 @@ def explain(question_id, as_json, as_markdown) -> None:
 
         click.echo(question_markdown(question, with_answer=True))
         return
-    from quizforge.bank.render import question_panel, solution_view
+    from quizforge.render_question import question_panel, solution_view
     from quizforge.render import console as make_console
 
     console = make_console()
@@ -132,7 +134,7 @@ def check(question_id, answer, as_json) -> None:
     if as_json:
         emit_json(verdict.to_json())
         return
-    from quizforge.bank.render import verdict_view
+    from quizforge.render_question import verdict_view
     from quizforge.render import console
 
     console().print(verdict_view(verdict))

@@ -84,7 +84,8 @@ def resolve_config(preset: str | None, arch: str | None, **flags: Any):
         return base.with_(**changes) if changes else base
     if not arch:
         raise InputError("name a PRESET (see `quiz calc presets`) or describe one with --arch and sizes")
-    missing = [f"--{name.replace('_', '-')}" for name in _required_flags(arch) if name not in changes]
+    flag_for = {"vocab_size": "vocab"}   # the config field's name differs from the flag's
+    missing = [f"--{flag_for.get(name, name).replace('_', '-')}" for name in _required_flags(arch) if name not in changes]
     if missing:
         raise InputError(f"--arch {arch} needs {', '.join(missing)}")
     return ModelConfig(arch=arch, **changes)
@@ -101,6 +102,19 @@ def _required_flags(arch: str) -> list[str]:
     if arch in ("bert", "gpt"):
         needed.append("max_len")
     return needed
+
+
+def _measured(cfg, as_json: bool, what: str, make_report):
+    """Run a calculator's report, naming its steps on a terminal: these can take seconds
+    (a 175 B model is built on the meta device and run under a FLOP counter)."""
+    from quizforge.render import Progress
+
+    with Progress(quiet=as_json) as progress:
+        progress.step("importing torch")
+        import torch  # noqa: F401  (the report imports it anyway; this names the wait)
+
+        progress.step(f"building {cfg.name or cfg.arch} and {what}")
+        return make_report()
 
 
 def _show(report, as_json: bool, view: str) -> None:
@@ -145,7 +159,7 @@ def calc_params(preset, arch, device, as_json, **flags) -> None:
     cfg = resolve_config(preset, arch, **flags)
     from quizforge.accounting.reports import params_report
 
-    report = params_report(cfg, device)
+    report = _measured(cfg, as_json, "counting its parameters", lambda: params_report(cfg, device))
     _show(report, as_json, "params_view")
 
 
@@ -167,7 +181,7 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
     cfg = resolve_config(preset, arch, **flags)
     from quizforge.accounting.reports import flops_report
 
-    report = flops_report(cfg, seq_len, batch, tgt_len, device)
+    report = _measured(cfg, as_json, "counting FLOPs", lambda: flops_report(cfg, seq_len, batch, tgt_len, device))
     _show(report, as_json, "flops_view")
 
 
@@ -188,7 +202,7 @@ def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags)
     cfg = resolve_config(preset, arch, **flags)
     from quizforge.accounting.reports import kv_cache_report
 
-    report = kv_cache_report(cfg, seq_len, batch, dtype, device)
+    report = _measured(cfg, as_json, "filling its KV cache", lambda: kv_cache_report(cfg, seq_len, batch, dtype, device))
     _show(report, as_json, "kv_cache_view")
 
 
@@ -208,7 +222,7 @@ def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, 
     cfg = resolve_config(preset, arch, **flags)
     from quizforge.accounting.reports import attention_scores_report
 
-    report = attention_scores_report(cfg, seq_len, batch, dtype, device)
+    report = _measured(cfg, as_json, "counting attention scores", lambda: attention_scores_report(cfg, seq_len, batch, dtype, device))
     _show(report, as_json, "attention_memory_view")
 
 

@@ -48,10 +48,11 @@ def challenges_list(as_json: bool) -> None:
 @challenges.command("start", short_help="Copy a challenge's statement, starter and public tests into a folder.")
 @click.argument("challenge_id", metavar="ID")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
-def challenges_start(challenge_id: str, directory: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Replace starter files already in DIRECTORY (your work in them is lost).")
+def challenges_start(challenge_id: str, directory: Path | None, force: bool) -> None:
     """Copy a challenge's README.md, starter.py and test_public.py into DIRECTORY (default ./ID).
 
-    Existing files are never overwritten.
+    Existing files are overwritten only with --force.
     """
     from quizforge.challenges import load_challenge
 
@@ -63,13 +64,17 @@ def challenges_start(challenge_id: str, directory: Path | None) -> None:
     target = directory if directory is not None else Path(challenge_id)
     if target.exists() and not target.is_dir():
         raise InputError(f"{target} exists and is not a folder")
-    clashes = [str(target / name) for name in STARTER_FILES if (target / name).exists()]
-    if clashes:
-        raise InputError(f"{', '.join(clashes)} already exists; not overwriting (choose another folder)")
+    clashes = [name for name in STARTER_FILES if (target / name).exists()]
+    if clashes and not force:
+        verb = "exists" if len(clashes) == 1 else "exist"
+        raise InputError(f"{', '.join(clashes)} already {verb} in {target}/; not overwriting "
+                         "(--force replaces them, or choose another folder)")
     try:
         target.mkdir(parents=True, exist_ok=True)
         for name in STARTER_FILES:
-            (target / name).write_bytes((source / name).read_bytes())
+            temp = target / f".{name}.tmp"
+            temp.write_bytes((source / name).read_bytes())
+            temp.replace(target / name)   # atomic: a file is never half-written
     except OSError as exc:
         raise InputError(f"cannot write into {target}: {exc.strerror}") from None
     click.echo(f"Copied {', '.join(STARTER_FILES)} into {target}/")

@@ -59,6 +59,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     from quizforge.grading import results
     from quizforge.grading.grade import grade
     from quizforge.grading.sandbox import SandboxError, SandboxPolicy
+    from quizforge.render import Progress
 
     stop_cleanly_on_sigterm()
     challenge = load_challenge(challenge_id)
@@ -73,8 +74,11 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     if unsafe:
         click.echo(results.UNSAFE_WARNING, err=True)
     try:
-        result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                       policy=SandboxPolicy(isolated=not unsafe))
+        with Progress(quiet=output_format != "table") as progress:
+            progress.step(f"grading {submission.name}: starting the sandbox and running the hidden suite "
+                          f"of {challenge_id}")
+            result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
+                           policy=SandboxPolicy(isolated=not unsafe))
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None

@@ -115,6 +115,16 @@ def junit(result: SuiteResult) -> str:
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
 
 
+def shared_failure(result: SuiteResult) -> str | None:
+    """The message every test failed with, when a rule break (a forbidden call, a syntax error, a
+    missing function) failed them all alike: the table says it once, above the rows."""
+    messages = {t.message for t in result.tests}
+    if len(result.tests) < 2 or len(messages) != 1 or any(t.status != "failed" for t in result.tests):
+        return None
+    (message,) = messages
+    return message or None
+
+
 def table(result: SuiteResult):
     """A rich renderable: one row per test and a total line, then the grading's output."""
     from rich.console import Group
@@ -127,15 +137,19 @@ def table(result: SuiteResult):
     view.add_column("status")
     view.add_column("message", overflow="fold")
     styles = {"passed": "green", "failed": "red", "skipped": "yellow"}
+    shared = shared_failure(result)
     for test in result.tests:
+        message = "" if shared is not None and test.message == shared else clean(test.message)
         view.add_row(Text(clean(test.name)), f"{_points(test.score)}/{_points(test.max_score)}",
-                     Text(test.status, style=styles.get(test.status, "")), Text(clean(test.message)))
+                     Text(test.status, style=styles.get(test.status, "")), Text(message))
     view.add_section()
     passed = sum(t.status == "passed" for t in result.tests)
     view.add_row(Text("total", style="bold"), Text(f"{_points(result.score)}/{_points(result.max_score)}", style="bold"),
                  f"{passed}/{len(result.tests)} passed", f"{result.duration:.1f} s")
     parts: list[Any] = [view]
-    if result.output:
+    if shared is not None:
+        parts.insert(0, Text(f"Every test failed for one reason: {clean(shared)}", style="bold red"))
+    if result.output and (shared is None or result.output.strip() != shared.strip()):
         parts.append(Text(clean(result.output)))
     if result.submission_output:
         parts.append(Text(clean(result.submission_output), style="dim"))

@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any, Sequence
 
 from rich.console import Group
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -103,18 +104,19 @@ def _totals_line(stats: dict) -> Text:
 
 def _topics_table(stats: dict) -> Table:
     window = stats.get("window", {})
-    table = Table(title="Topics", title_justify="left")
-    table.add_column("topic")
-    table.add_column("answered", justify="right")
-    table.add_column("accuracy")
-    table.add_column("7-day trend", justify="right")
-    table.add_column(f"last {stats['days']} days", no_wrap=True)
+    table = Table(title="Topics", title_justify="left", box=box.SIMPLE_HEAD,
+                  show_edge=False)
+    table.add_column("topic", min_width=max((len(w) for t in stats["topics"] for w in t["title"].split()), default=5))
+    table.add_column("answered", justify="right", no_wrap=True)
+    table.add_column("accuracy", no_wrap=True)
+    table.add_column("7-day trend", justify="right", width=6)
+    table.add_column(f"last {stats['days']} days", no_wrap=True, min_width=stats['days'])
     for t in stats["topics"]:
         style = colour(t["accuracy"])
-        accuracy = Text(bar(t["accuracy"]), style=style)
+        accuracy = Text(bar(t["accuracy"], 8), style=style)
         accuracy.append(f" {percent(t['accuracy']):>4}", style=style)
         spark = Text(sparkline(t["daily"]), style=style)
-        table.add_row(t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
+        table.add_row(t.get("title") or t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
     if window:
         table.caption = f"daily accuracy from {window['first']} to {window['last']}; trend in percent points"
         table.caption_justify = "left"

@@ -140,7 +140,7 @@ class Drill:
         return line
 
     def _ask(self, question, n: int, reason: str, then: Callable[[], None] = lambda: None) -> None:
-        from quizforge.bank import render
+        from quizforge import render_question as render
         from quizforge.bank.grading import grade
         from quizforge.bank.mathtext import markdown_to_terminal
 
@@ -240,7 +240,7 @@ class Drill:
             self.console.print(f"rated {RATING_NAMES[rating]} · {seconds:.0f} s", style="dim")
 
     def _after_answer(self, question) -> None:
-        from quizforge.bank import render
+        from quizforge import render_question as render
 
         while True:
             line = self.reader.read("Enter next · e worked solution · q quit › ")

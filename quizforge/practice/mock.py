@@ -203,7 +203,7 @@ class MockExam:
                 self.prefetcher.prefetch(qid)
 
     def _show(self) -> None:
-        from quizforge.bank import render
+        from quizforge import render_question as render
 
         i = self.state.current
         q = self.question(i)

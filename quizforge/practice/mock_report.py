@@ -25,6 +25,21 @@ def comparison(result: dict, earlier: list[dict]) -> dict | None:
             "change": round(now - previous[-1], 1), "personal_best": now > max(previous)}
 
 
+def _topic_title(topic: str) -> str:
+    from quizforge.bank.template import TOPICS   # light: no torch or sympy behind it
+
+    return TOPICS.get(topic, topic)
+
+
+def _question_cell(question_id: str) -> Text:
+    """The template's title, with the question ID under it for `quiz explain`."""
+    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.bank.registry import parse_question_id
+
+    title = markdown_to_terminal(parse_question_id(question_id)[0].title)
+    return Text.assemble(title, "\n", (question_id, "dim"))
+
+
 def mock_report_view(result: dict, earlier: list[dict]) -> Group:
     parts: list = [Text("")]
     pct = _percent(result)
@@ -42,11 +57,12 @@ def mock_report_view(result: dict, earlier: list[dict]) -> Group:
 
     topics = Table(title="By topic", title_justify="left", box=box.SIMPLE_HEAD)
     for column in ("topic", "Qs", "answered", "correct", "accuracy", "marks", "time", "per Q"):
-        topics.add_column(column, justify="left" if column == "topic" else "right", no_wrap=True)
+        topics.add_column(column, justify="left" if column == "topic" else "right", no_wrap=column != "topic",
+                          overflow="fold")
     for topic, t in result["per_topic"].items():
         accuracy = t["correct"] / t["answered"] if t["answered"] else None
         style = "" if accuracy is None else "green" if accuracy >= 0.7 else "red" if accuracy < 0.5 else "yellow"
-        topics.add_row(topic, str(t["questions"]), str(t["answered"]), str(t["correct"]),
+        topics.add_row(_topic_title(topic), str(t["questions"]), str(t["answered"]), str(t["correct"]),
                        Text("–" if accuracy is None else f"{accuracy:.0%}", style=style),
                        f"{t['score']:g}/{t['max']:g}", clock_text(t["seconds"]),
                        clock_text(t["seconds"] / t["questions"]))
@@ -63,15 +79,16 @@ def mock_report_view(result: dict, earlier: list[dict]) -> Group:
 
     review = Table(title="Question by question", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     review.add_column("#", justify="right")
-    review.add_column("question", no_wrap=True)
+    id_width = max((len(item["id"]) for item in result["items"]), default=0)
+    review.add_column("question", overflow="fold", min_width=id_width)
     review.add_column("your answer", max_width=14, overflow="fold")
     review.add_column("key", max_width=14, overflow="fold")
-    review.add_column("")
+    review.add_column("", no_wrap=True, min_width=1)
     review.add_column("marks", justify="right", no_wrap=True)
     for n, item in enumerate(result["items"], 1):
         mark = (Text("–", style="dim") if item["correct"] is None else
                 Text("✓", style="green") if item["correct"] else Text("✗", style="red"))
-        review.add_row(str(n), item["id"], item["answer"] or "–", item["key"] or "", mark,
+        review.add_row(str(n), _question_cell(item["id"]), item["answer"] or "–", item["key"] or "", mark,
                        f"{item['earned']:+g}/{item['marks']}")
     parts.append(review)
     parts.append(Text("Worked solutions: quiz explain <question>", style="dim"))

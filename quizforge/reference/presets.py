@@ -78,7 +78,8 @@ PRESETS: dict[str, ModelConfig] = {
 def get_preset(name: str) -> ModelConfig:
     key = name.strip().lower()
     if key not in PRESETS:
-        close = [p for p in PRESETS if key and (key in p or p in key)]
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        from quizforge.suggest import did_you_mean
+
+        hint = did_you_mean(name, PRESETS)
         raise InputError(f"unknown preset {name!r}{hint}; run `quiz calc presets` to list them")
     return PRESETS[key]

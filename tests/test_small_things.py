@@ -1,0 +1,219 @@
+"""The "small things" of issue 14, each as the learner met it, through the `quiz` command."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizforge.suggest import close_names
+
+
+@pytest.mark.parametrize("args, suggestion", [
+    (("calc", "params", "llama7b"), "did you mean llama-7b?"),
+    (("calc", "kv-cache", "LLAMA2_70B", "--seq-len", "8"), "did you mean llama2-70b?"),
+    (("ask", "atention"), "did you mean attention?"),
+    (("ask", "dims.dk"), "did you mean dims.d_k?"),
+    (("explain", "dims.dk-0001"), "did you mean dims.d_k?"),
+    (("bank", "list", "--topic", "param"), "did you mean params?"),
+    (("challenges", "start", "softmx"), "did you mean softmax?"),
+    (("grade", "x.py", "--challenge", "layernorm"), "did you mean layer_norm?"),
+])
+def test_a_misspelt_name_gets_a_suggestion(run_quiz, args, suggestion):
+    code, _, err = run_quiz(*args)
+    assert code == 2
+    assert err.startswith("error: unknown ") and err.count("\n") == 1
+    assert suggestion in err
+
+
+def test_nothing_close_suggests_nothing():
+    assert close_names("nosuch", ["dims", "params", "attention"]) == []
+    assert close_names("llama7b", ["llama-7b", "llama2-70b"]) == ["llama-7b"]
+
+
+TOPIC_ERROR = ("error: unknown topic or template 'nosuch'; topics: dims, params, flops, memory, attention, "
+               "softmax, positional, concepts")
+
+
+def test_an_unknown_topic_says_topic_or_template_and_lists_the_topics(run_quiz):
+    code, _, err = run_quiz("ask", "nosuch")
+    assert code == 2 and err.startswith(TOPIC_ERROR) and "did you mean" not in err
+
+
+def test_practice_with_an_unknown_topic_says_topic_or_template(tmp_path):
+    from practice_helpers import run_quiz as run_piped
+
+    done = run_piped(tmp_path, "practice", "--topic", "nosuch", input="")
+    assert done.returncode == 2 and done.stderr.startswith(TOPIC_ERROR), done.stderr
+
+
+def _render(renderable, width: int = 100) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, highlight=False, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_stats_shows_topic_titles_as_json_does(tmp_path):
+    from quizforge.practice.charts import stats_view
+    from quizforge.practice.stats import compute_stats
+    from quizforge.practice.store import Attempt, History
+
+    history = History(tmp_path / "history.db")
+    try:
+        session = history.start_session("drill", {}, 1_700_000_000.0)
+        for topic, outcome in (("params", "correct"), ("attention", "wrong")):
+            history.record_attempt(session, "drill", Attempt(question_id=f"{topic}.q-0001", template=f"{topic}.q",
+                                                             topic=topic, kind="NAT", outcome=outcome, marks=1),
+                                   at=1_700_000_000.0)
+        stats = compute_stats(history, 1_700_000_100.0)
+    finally:
+        history.close()
+    assert [t["title"] for t in stats["topics"]] == ["Parameter counts", "Attention by hand"]
+    rows = [line for line in _render(stats_view(stats)).splitlines() if "1/1" in line or "0/1" in line]
+    assert "Parameter counts" in rows[0] and "Attention by hand" in rows[1]
+
+
+def test_mock_report_lists_titles_with_the_id_beside():
+    from quizforge.practice.mock_report import mock_report_view
+
+    items = [{"id": "dims.d_k-0001", "topic": "dims", "kind": "NAT", "marks": 1, "answer": "64", "key": "64",
+              "correct": True, "earned": 1.0, "seconds": 10.0},
+             {"id": "concepts.layernorm_batchnorm-00a2", "topic": "concepts", "kind": "MCQ", "marks": 2,
+              "answer": None, "key": "b", "correct": None, "earned": 0.0, "seconds": 3.0}]
+    per_topic = {"dims": {"questions": 1, "answered": 1, "correct": 1, "score": 1.0, "max": 1.0, "seconds": 10.0},
+                 "concepts": {"questions": 1, "answered": 0, "correct": 0, "score": 0.0, "max": 2.0, "seconds": 3.0}}
+    result = {"score": 1.0, "max": 3.0, "negative": 0.0, "questions": 2, "answered": 1, "correct": 1,
+              "seconds": 13.0, "per_topic": per_topic, "misconceptions": [], "items": items}
+    for width in (80, 100):
+        text = _render(mock_report_view(result, []), width)
+        lines = text.splitlines()
+        assert any(line.split()[:2] == ["Dimensions", "and"] for line in lines)   # the topic's title
+        assert any(line.split()[:2] == ["Complexity", "and"] for line in lines)
+        title_row = next(i for i, line in enumerate(lines) if "Head dimension d_k" in line)
+        assert "dims.d_k-0001" in lines[title_row + 1]
+        assert any("concepts.layernorm_batchnorm-00a2" in line for line in lines)
+
+
+def test_a_missing_vocabulary_names_the_real_flag(run_quiz):
+    code, _, err = run_quiz("calc", "params", "--arch", "gpt", "--d-model", "8", "--n-heads", "2", "--d-ff", "8")
+    assert code == 2 and err == "error: --arch gpt needs --vocab, --max-len\n"
+
+
+def test_parameter_counts_are_quoted_in_billions(run_quiz):
+    code, out, _ = run_quiz("calc", "params", "llama-7b")
+    assert code == 0 and "= 6.74 B parameters" in out and "G parameters" not in out
+
+
+def test_the_kv_cache_footer_says_bytes_once(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_quiz("calc", "kv-cache", "gpt2", "--seq-len", "8")
+    (footer,) = [line for line in out.splitlines() if "per element" in line]
+    assert footer.startswith("total = 2·B·L·bytes·d_head·h·n = 2·1·12·2·64·12·8 ") and footer.count("bytes") == 1
+
+
+@pytest.mark.parametrize("template", ["memory.kv_cache", "params.gpt3_table", "params.model"])
+def test_prompt_text_in_json_has_no_markdown(run_quiz, template):
+    """These templates put the model's name in bold."""
+    import json
+
+    for seed in range(4):
+        code, out, _ = run_quiz("ask", template, "--seed", str(seed), "--json")
+        data = json.loads(out)
+        assert "**" in data["prompt"]
+        for text in [data["prompt_text"], *(o["plain"] for o in data["options"])]:
+            assert "**" not in text and "`" not in text and "$" not in text, text
+
+
+def test_prompt_text_of_a_preset_question_names_the_model_plainly(run_quiz):
+    import json
+
+    code, out, _ = run_quiz("ask", "memory.kv_cache", "--seed", "2", "--json")
+    data = json.loads(out)
+    assert data["prompt"].startswith("**gpt2-medium** has $L = 24$")
+    assert data["prompt_text"].startswith("gpt2-medium has L = 24 layers, d_model = 1024")
+
+
+def test_a_damaged_history_is_copied_aside_once(tmp_path):
+    import random
+
+    from quizforge.practice.store import History, HistoryError
+
+    path = tmp_path / "history.db"
+    garbage = bytes(random.Random(7).randrange(256) for _ in range(4096))
+    path.write_bytes(garbage)
+    for _ in range(3):   # three commands in a row meet the same damaged file
+        with pytest.raises(HistoryError, match="damaged.*copied to history.db.corrupt-"):
+            History(path)
+    (copy,) = tmp_path.glob("history.db.corrupt-*.bak")
+    assert copy.read_bytes() == garbage and path.read_bytes() == garbage
+    path.write_bytes(garbage[:2048])   # damaged differently: that is worth a second copy
+    with pytest.raises(HistoryError):
+        History(path)
+    assert len(list(tmp_path.glob("history.db.corrupt-*.bak"))) == 2
+
+
+# --- slow work shows progress --------------------------------------------------
+
+@pytest.mark.parametrize("args, step", [
+    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs"),
+    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache"),
+])
+def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
+    pexpect = pytest.importorskip("pexpect")
+    from practice_helpers import quiz_cmd, quiz_env
+
+    cmd = quiz_cmd(*args)
+    child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=60,
+                          dimensions=(40, 160))
+    try:
+        child.expect_exact(step)
+        child.expect_exact("✓ ")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("args", [("calc", "flops", "gpt2", "--seq-len", "8"),
+                                  ("calc", "kv-cache", "gpt2", "--seq-len", "8", "--json")])
+def test_piped_calculators_print_nothing_extra(tmp_path, args):
+    from practice_helpers import run_quiz as run_piped
+
+    done = run_piped(tmp_path, *args)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "importing torch" not in done.stdout and "building" not in done.stdout
+
+
+# --- grader output ---------------------------------------------------------
+
+def test_a_syntax_error_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    path = tmp_path / "softmax.py"
+    path.write_text("def softmax(x, dim=-1)\n    return x\n")
+    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert code == 0
+    assert out.count("syntax error: expected ':' (line 1)") == 1
+    assert out.index("Every test failed for one reason: syntax error: expected ':' (line 1)") < out.index("total")
+    rows = [line for line in out.splitlines() if "│ failed " in line]
+    assert len(rows) > 1 and all("syntax error" not in row for row in rows)
+
+
+def test_different_failures_stay_in_their_rows():
+    from quizforge.grading.judge import SuiteResult, TestResult
+    from quizforge.grading.results import shared_failure
+
+    alike = [TestResult(f"t{i}", "failed", 0, 1, "forbidden: torch.nn.functional.softmax") for i in range(3)]
+    assert shared_failure(SuiteResult("softmax", alike)) == "forbidden: torch.nn.functional.softmax"
+    mixed = alike[:2] + [TestResult("t2", "failed", 0, 1, "wrong values")]
+    assert shared_failure(SuiteResult("softmax", mixed)) is None
+    one_passed = alike[:2] + [TestResult("t2", "passed", 1, 1, "")]
+    assert shared_failure(SuiteResult("softmax", one_passed)) is None
+
+
+def test_calc_attention_labels_v_rows_v1_v2(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_quiz("calc", "attention", "--q", "[[1,0]]", "--k", "[[1,0],[0,1]]", "--v", "[[7,8],[9,10]]")
+    assert code == 0
+    v_block = out[out.index("\nV\n"):out.index("Step 1")]
+    assert [line.split() for line in v_block.splitlines() if line.strip().startswith(("v", "k"))] == [
+        ["v1", "7", "8"], ["v2", "9", "10"]]
