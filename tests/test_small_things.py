@@ -30,7 +30,7 @@ def test_nothing_close_suggests_nothing():
 
 
 TOPIC_ERROR = ("error: unknown topic or template 'nosuch'; topics: dims, params, flops, memory, attention, "
-               "softmax, positional, concepts")
+               "softmax, positional, norms, sampling, concepts")
 
 
 def test_an_unknown_topic_says_topic_or_template_and_lists_the_topics(run_quiz):
