@@ -24,3 +24,8 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = _readme_commands()[1]
     assert test_command in ci.splitlines()
+
+
+def test_every_bench_the_readme_names_exists():
+    names = set(re.findall(r"bench/(\w+\.py)", (ROOT / "README.md").read_text()))
+    assert names and all((ROOT / "bench" / n).is_file() for n in names), names
