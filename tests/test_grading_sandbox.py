@@ -199,7 +199,10 @@ def test_the_reference_cannot_be_imported_or_read_whatever_the_spelling(probe):
 def test_nothing_can_be_written_outside_the_scratch_folder_and_tmp(probe):
     if probe is None:
         return
-    for action in ("write_root", "write_repo"):
+    # A checkout under /tmp sits in the sandbox's own private /tmp, where writing is allowed and
+    # reaches nothing of the host's: what matters is below, that the host's folders are unchanged.
+    actions = ("write_root",) if REPO.is_relative_to("/tmp") else ("write_root", "write_repo")
+    for action in actions:
         state, message = status(probe, action)
         assert state == "failed" and ("Read-only file system" in message or "No such file" in message), action
     assert not (Path("/root") / probe["marker"]).exists()

@@ -57,6 +57,7 @@ SANDBOX_HOME = "/quizforge-sandbox"
 DEVICES = ("null", "zero", "full", "random", "urandom")
 LIB_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 NPROC = 256
+ROOT_CANDIDATES = ("/mnt", "/tmp", "/run", "/var/tmp", "/media", "/srv", "/opt", "/home", "/boot")
 
 # --- the new root (inside the new mount namespace, as the PID namespace's init) ----------
 
@@ -79,13 +80,21 @@ def _bind(source: str, root: str) -> str:
 
 
 def _under_new_root(root: str) -> list[str]:
-    """Every mount point under `root`, outermost first."""
-    points = []
+    """The mount points of the new root: its tmpfs and every mount made on top of it, outermost
+    first. Mounts the host already had below `root` are shadowed by the tmpfs and left out."""
+    entries = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            point = line.split()[4].encode().decode("unicode_escape")
-            if point == root or point.startswith(root + "/"):
-                points.append(point)
+            fields = line.split()
+            entries.append((fields[0], fields[1], fields[4].encode().decode("unicode_escape")))
+    tops = [mount_id for mount_id, _, point in entries if point == root]
+    if not tops:
+        return []
+    ours, points = {tops[-1]}, [root]
+    for mount_id, parent, point in entries:
+        if parent in ours and mount_id not in ours:
+            ours.add(mount_id)
+            points.append(point)
     return points
 
 
@@ -96,12 +105,22 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         mount(None, "/", None, MS_REC | MS_PRIVATE)
     except OSError as exc:
         raise StepFailed(step, f"cannot make mounts private ({exc.strerror})") from None
-    root = next((d for d in ("/tmp", "/mnt", "/run", "/var/tmp") if os.path.isdir(d) and not os.path.islink(d)), None)
+    # The new root is a tmpfs mounted on some existing folder: one that holds none of what is
+    # bound into it (a venv in /tmp would vanish under a tmpfs on /tmp).
+    sources = [*cfg["binds"], *cfg["packages"], cfg["worker_dir"], "/dev", "/etc", "/sys"]
+    root = next((d for d in ROOT_CANDIDATES if os.path.isdir(d) and not os.path.islink(d)
+                 and not any(p == d or p.startswith(d + "/") for p in sources)), None)
     if root is None:
-        raise StepFailed(step, "no folder to build the sandbox's root on (/tmp, /mnt, /run)")
+        raise StepFailed(step, f"no folder to build the sandbox's root on (tried {', '.join(ROOT_CANDIDATES)}: "
+                               "each holds part of the Python installation)")
     visible: list[str] = []
     try:
         mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={ROOT_SIZE},mode=0755")
+        # The worker's own writable /tmp and /dev/shm first: a venv under /tmp is then bound
+        # into them below, read-only, instead of vanishing under them.
+        for path, size in (("/tmp", TMP_SIZE), ("/dev/shm", TMP_SIZE)):
+            os.makedirs(root + path, mode=0o755, exist_ok=True)
+            mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
         for name in LIB_LINKS:  # /lib64/ld-linux-*.so.2 is named inside every binary
             if os.path.islink("/" + name):
                 os.symlink(os.readlink("/" + name), root + "/" + name)
@@ -136,9 +155,6 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         with open(f"{scratch}/submission.py", "wb") as f:
             f.write(source)
         os.chown(f"{scratch}/submission.py", owner, owner)
-        for path, size in (("/tmp", TMP_SIZE), ("/dev/shm", TMP_SIZE)):
-            os.makedirs(root + path, mode=0o755, exist_ok=True)
-            mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
         os.makedirs(root + "/proc", mode=0o555)
     except OSError as exc:
         raise StepFailed(step, f"cannot assemble the sandbox's file system ({exc})") from None
