@@ -66,7 +66,17 @@ def main() -> None:
         made = timed("variants (questions generated)", lambda: [paper(spec, slots, s) for s in students])
         timed("Markdown papers and keys", lambda: [(papers.paper_markdown(spec, slots, p),
                                                     papers.key_markdown(spec, slots, p)) for p in made])
-        timed("PDF papers and keys (typst, warm)", lambda: typeset.papers_and_keys(spec, slots, made))
+        pdfs = Path(tmp) / "pdfs"
+        (pdfs / "papers").mkdir(parents=True)
+        (pdfs / "keys").mkdir()
+
+        def typeset_pdfs():
+            typesetting = typeset.Typesetting(spec, slots, pdfs)
+            for share in typeset.Typesetting.shares(made):
+                typesetting.add(share)
+            typesetting.wait()
+
+        timed("PDF papers and keys (typst)", typeset_pdfs)
         rows = keys.key_rows(made)
         timed("keys.csv and keys.json", lambda: (keys.keys_csv(rows), keys.keys_json(rows)))
         timed("Moodle XML", lambda: lms.moodle_xml(spec.title, made))

@@ -300,7 +300,33 @@ def test_every_template_typesets_without_falling_back():
     for template in all_templates():
         for seed in (3, 4242):
             q = template.question(seed)
-            typst.compile((PREAMBLE + question_typst(q, 1, True, plain_math=False)).encode())
+            for with_answer in (False, True):  # the paper's question, and the key's solution
+                typst.compile((PREAMBLE + question_typst(q, 1, with_answer, plain_math=False)).encode())
+
+
+def test_a_code_listing_keeps_its_lines_on_the_paper(tmp_path):
+    import typst
+    from pypdf import PdfReader
+
+    from quizforge.problemsets.typeset import PREAMBLE, question_typst
+
+    q = regenerate("attention.softmax_axis_bug-0001")
+    pdf = tmp_path / "q.pdf"
+    pdf.write_bytes(typst.compile((PREAMBLE + question_typst(q, 1, False, plain_math=False)).encode()))
+    lines = PdfReader(pdf).pages[0].extract_text().splitlines()
+    # each line of the listing stands alone, as written, not reflowed into the prose around it
+    assert "weights = torch.softmax(scores, dim=2)" in [line.strip() for line in lines]
+    assert any(line.strip().startswith("scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)") for line in lines)
+
+
+def test_inline_code_with_quotes_and_backslashes_is_kept_exactly():
+    import typst
+
+    from quizforge.problemsets.typeset import PREAMBLE, markdown_to_typst
+
+    source = markdown_to_typst('Call `f("a\\b")` here.')
+    assert '#raw("f(\\"a\\\\b\\")")' in source
+    typst.compile((PREAMBLE + source).encode())
 
 
 def test_attention_weights_are_drawn_as_a_heatmap_in_the_key():

@@ -40,22 +40,22 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         raise InputError(f"{out} exists and is not empty; choose another folder or pass --force")
     slots = plan(spec)
-    made = [paper(spec, slots, s) for s in students]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    typesetting = None
     try:
         (staging / "papers").mkdir()
         (staging / "keys").mkdir()
+        # typst works in helper processes, each starting on its share of the class at once
+        typesetting = typeset.Typesetting(spec, slots, staging) if pdf else None
+        made = []
+        for share in typeset.Typesetting.shares(students):
+            made += [paper(spec, slots, s) for s in share]
+            if typesetting is not None:
+                typesetting.add(made[-len(share):])
         for p in made:
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
-        if pdf:
-            typeset_pdfs = typeset.papers_and_keys(spec, slots, made)
-            for (folder, everyone), (whole, pieces) in zip((("papers", "all_papers.pdf"), ("keys", "all_keys.pdf")),
-                                                           typeset_pdfs):
-                (staging / everyone).write_bytes(whole)
-                for sid, data in pieces.items():
-                    (staging / folder / f"{sid}.pdf").write_bytes(data)
         rows = keys.key_rows(made)
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
@@ -69,10 +69,14 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
                   "students": [{"id": p.student.id, "name": p.student.name,
                                 "questions": [q.id for q in p.questions]} for p in made]}
         (staging / "set.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        if typesetting is not None:
+            typesetting.wait()
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
     except BaseException:
+        if typesetting is not None:
+            typesetting.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return {"students": len(made), "questions": len(slots), "marks": sum(q.marks for q in made[0].questions),

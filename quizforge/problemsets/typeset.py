@@ -9,7 +9,9 @@ its math as plain text rather than not at all.
 
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 
 from quizforge.bank.question import Step
 
@@ -148,6 +150,11 @@ def _escape(text: str) -> str:
     return _MARKUP_SPECIAL.sub(r"\\\1", text)
 
 
+def _string(text: str) -> str:
+    """A typst string literal holding TEXT exactly."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
 def _inline(text: str, math) -> str:
     """A line of the bank's Markdown (bold, italics, code, $math$) as typst markup."""
     out = []
@@ -161,7 +168,7 @@ def _inline(text: str, math) -> str:
         elif token.startswith("*"):
             out.append(f"_{_inline(token[1:-1], math)}_")
         elif token.startswith("`"):
-            out.append(f'#raw("{token[1:-1]}")')
+            out.append(f"#raw({_string(token[1:-1])})")
         else:
             out.append(_escape(token))
     return "".join(out)
@@ -177,7 +184,14 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
         return f"$ {body} $" if display else f"${body}$"
 
     lines = []
-    for block in re.split(r"(\$\$.+?\$\$)", markdown, flags=re.S):
+    for block in re.split(r"(^```[^\n]*\n.*?^```[ \t]*$|\$\$.+?\$\$)", markdown, flags=re.S | re.M):
+        if block.startswith("```"):
+            # A code listing keeps its lines and spacing: a raw block, never reflowed as prose.
+            info, _, code = block[3:].partition("\n")
+            code = code.rstrip()[:-3].rstrip("\n")
+            lang = f"lang: {_string(info.strip())}, " if info.strip() else ""
+            lines.append(f"\n#raw(block: true, {lang}{_string(code)})\n")
+            continue
         if block.startswith("$$"):
             lines.append("\n" + math(block[2:-2].strip(), display=True) + "\n")
             continue
@@ -194,6 +208,11 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
             else:
                 lines.append(_inline(line, math))
     return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=65536)
+def _markdown(text: str, plain_math: bool) -> str:
+    return markdown_to_typst(text, plain_math)
 
 
 def heatmap(step: Step) -> str:
@@ -217,6 +236,12 @@ def matrix_table(step: Step) -> str:
     return f"#figure(table(columns: {len(rows[0]) if rows else 1}, align: right, {cells}), caption: [{_escape(step.title)}])"
 
 
+def matrix_math(step: Step) -> str:
+    """A worked solution's matrix, set as a bracketed matrix: a third of a table's typesetting time."""
+    rows = "; ".join(", ".join(_string(v) for v in row) for row in step.matrix or ())
+    return f'$ mat(delim: "[", align: #right, {rows}) $'
+
+
 def is_weights(step: Step) -> bool:
     if step.matrix is None or "weight" not in step.title.lower():
         return False
@@ -227,29 +252,34 @@ def is_weights(step: Step) -> bool:
 
 
 PREAMBLE = ('#set document(date: none)\n#set page(paper: "a4", margin: 18mm, numbering: "1")\n'
-            '#set text(size: 10pt)\n#set par(justify: true)\n')
+            '#set text(size: 10pt)\n')  # ragged right: justifying costs typst a sixth of its time
 
 
 def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
+    """A question as it stands on the paper; with_answer gives its entry in the answer key
+    instead: the heading with the question's ID, its key and worked solution (the question
+    itself is on the student's paper, numbered the same)."""
     from quizforge.bank.export import accepted_text
     from quizforge.bank.question import LETTERS
 
-    md = lambda text: markdown_to_typst(text, plain_math)  # noqa: E731
+    md = lambda text: _markdown(text, plain_math)  # noqa: E731
     marks = f"{question.marks} mark{'s' if question.marks > 1 else ''}"
     parts = [f"=== Q{number}. {_escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
-             f"_{question.kind} · {marks}_", "", md(question.prompt), ""]
-    for exhibit in question.exhibits:
-        parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_table(exhibit))
-    for i, option in enumerate(question.options):
-        parts.append(f"- ({LETTERS[i]}) {md(option.md)}")
-    parts += ["", f"_{_escape(question.instruction())}_", ""]
-    if with_answer:
-        accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
-        parts += [f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
-        for n, step in enumerate(question.solution, 1):
-            parts.append(f"{n}. *{md(step.title)}.* {md(step.md)}")  # numbered explicitly: figures break lists
-            if step.matrix is not None:
-                parts.append(heatmap(step) if is_weights(step) else matrix_table(step))
+             f"_{question.kind} · {marks}_", ""]
+    if not with_answer:
+        parts += [md(question.prompt), ""]
+        for exhibit in question.exhibits:
+            parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_table(exhibit))
+        for i, option in enumerate(question.options):
+            parts.append(f"- ({LETTERS[i]}) {md(option.md)}")
+        parts += ["", f"_{_escape(question.instruction())}_", ""]
+        return "\n".join(parts)
+    accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
+    parts += [f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
+    for n, step in enumerate(question.solution, 1):
+        parts.append(f"{n}. *{md(step.title)}.* {md(step.md)}")  # numbered explicitly: figures break lists
+        if step.matrix is not None:
+            parts.append(heatmap(step) if is_weights(step) else matrix_math(step))
     return "\n".join(parts)
 
 
@@ -275,9 +305,9 @@ def document(spec, slots, paper, with_answer: bool, plain_math: bool = False, pr
     return "\n".join(parts)
 
 
-def _combined(spec, slots, papers, with_answer: bool, plain_math: bool) -> str:
-    """Every paper in one document, each starting a page (numbered from 1) with a marker
-    that tells its first page, so one compilation can be cut into one PDF per student."""
+def class_source(spec, slots, papers, with_answer: bool, plain_math: bool = False) -> str:
+    """Every paper (or key) in one document, each starting a page (numbered from 1) with a
+    marker that tells its first page, so one compilation can be cut into one PDF per student."""
     parts = [PREAMBLE]
     for n, paper in enumerate(papers):
         if n:
@@ -288,118 +318,159 @@ def _combined(spec, slots, papers, with_answer: bool, plain_math: bool) -> str:
     return "\n".join(parts)
 
 
-def compile_class(sources: tuple[str, str], folder) -> tuple[bytes, list[dict]]:
-    """Compile a class's combined document (its plain-math twin if typst refuses the first);
-    returns the PDF and the <paper-start> markers (each student's id and first page)."""
+def compile_class(source: Path) -> tuple[bytes, list[dict]]:
+    """Compile a class's document; returns the PDF and the <paper-start> markers (each
+    student's id and first page). Raises typst's error if the source does not compile."""
     import json
-    from pathlib import Path
 
     import typst
 
-    main = Path(folder) / "main.typ"
-    for n, source in enumerate(sources):
-        main.write_text(source, encoding="utf-8")
-        compiler = typst.Compiler(str(main), ignore_system_fonts=True)
-        try:
-            return compiler.compile(pdf_tags=False), json.loads(compiler.query("<paper-start>", field="value"))
-        except Exception:  # noqa: BLE001 - typst's errors have no public base class; set the math as text
-            if n == len(sources) - 1:
-                raise
-    raise AssertionError("unreachable")
+    compiler = typst.Compiler(str(source), ignore_system_fonts=True)
+    return compiler.compile(pdf_tags=False), json.loads(compiler.query("<paper-start>", field="value"))
 
 
 def cut(whole: bytes, starts: list[dict]) -> dict[str, bytes]:
     """One PDF per student from the class's PDF, at the pages the markers give."""
     import io
 
-    import pypdf
+    import pikepdf
 
-    reader = pypdf.PdfReader(io.BytesIO(whole))
-    firsts = [s["page"] - 1 for s in starts] + [len(reader.pages)]
+    source = pikepdf.open(io.BytesIO(whole))
+    firsts = [s["page"] - 1 for s in starts] + [len(source.pages)]
     pieces = {}
-    for (start, end), marker in zip(zip(firsts, firsts[1:]), starts):
-        writer = pypdf.PdfWriter()
-        for page in range(start, end):
-            writer.add_page(reader.pages[page])
-        buffer = io.BytesIO()
-        writer.write(buffer)
-        pieces[marker["id"]] = buffer.getvalue()
+    for (first, end), marker in zip(zip(firsts, firsts[1:]), starts):
+        piece = pikepdf.new()
+        piece.pages.extend(source.pages[first:end])
+        pieces[marker["id"]] = _saved(piece)
     return pieces
 
 
-def sources(spec, slots, papers, with_answer: bool) -> tuple[str, str]:
-    return (_combined(spec, slots, papers, with_answer, False), _combined(spec, slots, papers, with_answer, True))
+def join(parts: list[Path], into: Path) -> None:
+    """The class's PDF from its parts, in order."""
+    import pikepdf
+
+    opened = [pikepdf.open(part) for part in parts]
+    joined = pikepdf.new()
+    for part in opened:
+        joined.pages.extend(part.pages)
+    into.write_bytes(_saved(joined))
 
 
-CHUNK = 1000  # students per typst compilation: a compilation shares its caches, so the fewer the better
+def _saved(pdf) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    pdf.save(buffer, deterministic_id=True)  # the same set gives the same bytes
+    return buffer.getvalue()
 
 
-def papers_and_keys(spec, slots, papers) -> tuple[tuple[bytes, dict], tuple[bytes, dict]]:
-    """The class's papers and keys, each as one PDF to print and one per student. Papers and
-    keys are typeset side by side, in this process and a helper one (typst holds the GIL)."""
-    import json
-    import subprocess
-    import sys
-    import tempfile
-    from pathlib import Path
+CHUNK = 250  # students per typst compilation: fewer compilations share more, but memory grows with each
+KINDS = (("papers", False, "all_papers.pdf"), ("keys", True, "all_keys.pdf"))
+HELPERS = 2  # typst holds the GIL and a compilation uses about one and a half cores: two processes fill two
 
-    import pypdf
 
-    chunks = [papers[i:i + CHUNK] for i in range(0, len(papers), CHUNK)]
-    jobs = [(kind, n, with_answer) for kind, with_answer in (("keys", True), ("papers", False))
-            for n in range(len(chunks))]
-    # Keys take about three times as long as papers: deal the jobs out so both sides weigh about the same.
-    mine, theirs, load = [], [], [0, 0]
-    for job in jobs:
-        side = 0 if load[0] <= load[1] else 1
-        (mine if side == 0 else theirs).append(job)
-        load[side] += 3 if job[2] else 1
-    with tempfile.TemporaryDirectory(prefix="quizforge-typst-") as tmp:
-        root = Path(tmp)
-        for kind, n, with_answer in jobs:
-            folder = root / f"{kind}-{n}"
-            folder.mkdir()
-            for k, source in enumerate(sources(spec, slots, chunks[n], with_answer)):
-                (folder / f"source{k}.typ").write_text(source, encoding="utf-8")
-        helper = subprocess.Popen([sys.executable, "-m", "quizforge.problemsets.typeset",
-                                   *(str(root / f"{kind}-{n}") for kind, n, _ in theirs)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+class Typesetting:
+    """The class's papers and keys being typeset as PDF by helper processes while the caller
+    writes everything else. The caller adds the class in shares, one per helper, as soon as
+    each share's papers exist; a helper compiles its share's papers, then its keys (in
+    chunks of CHUNK students), cutting each compilation into one PDF per student. `wait`
+    joins the parts into OUT/all_papers.pdf and OUT/all_keys.pdf."""
+
+    def __init__(self, spec, slots, out: Path):
+        import tempfile
+
+        self.spec, self.slots, self.out = spec, slots, Path(out)
+        self._tmp = tempfile.TemporaryDirectory(prefix="quizforge-typst-")
+        self.work = Path(self._tmp.name)
+        self.chunks: list = []
+        self.helpers: list = []
+
+    @staticmethod
+    def shares(students: list) -> list[list]:
+        """The class split into one share per helper, in roll order."""
+        size = max(1, -(-len(students) // HELPERS))
+        return [students[i:i + size] for i in range(0, len(students), size)]
+
+    def add(self, share: list) -> None:
+        """Start typesetting a share of the class (its papers, in roll order after earlier shares)."""
+        numbers = []
+        for i in range(0, len(share), CHUNK):
+            numbers.append(len(self.chunks))
+            self.chunks.append(share[i:i + CHUNK])
+        self.helpers.append(self._start([self._write(n, kind, with_answer, plain_math=False)
+                                         for n in numbers for kind, with_answer, _ in KINDS]))
+
+    def _write(self, n: int, kind: str, with_answer: bool, plain_math: bool) -> list[str]:
+        """A job for a helper: the source to compile, the folder for its students, the PDF of the part."""
+        source = self.work / f"{kind}-{n}.typ"
+        source.write_text(class_source(self.spec, self.slots, self.chunks[n], with_answer, plain_math), "utf-8")
+        return [str(source), str(self.out / kind), str(self.work / f"{kind}-{n}.pdf")]
+
+    @staticmethod
+    def _start(jobs: list[list[str]]):
+        import os
+        import subprocess
+        import sys
+
+        command = [sys.executable, "-m", "quizforge.problemsets.typeset", *(part for job in jobs for part in job)]
+        # One thread each: with a helper per core, typst's worker threads would only contend (and spin).
+        env = {**os.environ, "RAYON_NUM_THREADS": "1"}
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+
+    def wait(self) -> None:
         try:
-            for kind, n, _ in mine:
-                _typeset_folder(str(root / f"{kind}-{n}"))
+            for helper in self.helpers:
+                _, error = helper.communicate()
+                if helper.returncode == UNTRANSLATED:
+                    # A formula typst refused: set the math as plain text rather than not at all.
+                    jobs = [self._write(n, kind, with_answer, plain_math=True)
+                            for n in range(len(self.chunks)) for kind, with_answer, _ in KINDS]
+                    helper = self._start(jobs)
+                    _, error = helper.communicate()
+                if helper.returncode != 0:
+                    raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
+            for kind, _, everyone in KINDS if self.chunks else ():
+                join([self.work / f"{kind}-{n}.pdf" for n in range(len(self.chunks))], self.out / everyone)
         finally:
-            _, error = helper.communicate()
-        if helper.returncode != 0:
-            raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
-        result = []
-        for kind in ("papers", "keys"):
-            whole, pieces = pypdf.PdfWriter(), {}
-            for n in range(len(chunks)):
-                folder = root / f"{kind}-{n}"
-                data = (folder / "class.pdf").read_bytes()
-                pieces.update(cut(data, json.loads((folder / "starts.json").read_text())))
-                whole.append(pypdf.PdfReader(folder / "class.pdf"))
-            import io
+            self.close()
 
-            buffer = io.BytesIO()
-            whole.write(buffer)
-            result.append((buffer.getvalue(), pieces))
-    return result[0], result[1]
+    def close(self) -> None:
+        for helper in self.helpers:
+            if helper.poll() is None:
+                helper.kill()
+                helper.wait()
+        self._tmp.cleanup()
 
 
-def _typeset_folder(folder: str) -> None:
-    """Compile FOLDER/source0.typ (or its plain-math twin source1.typ) into class.pdf and starts.json."""
-    import json
-    from pathlib import Path
-
-    path = Path(folder)
-    whole, starts = compile_class(tuple((path / f"source{n}.typ").read_text("utf-8") for n in (0, 1)), path)
-    (path / "class.pdf").write_bytes(whole)
-    (path / "starts.json").write_text(json.dumps(starts), encoding="utf-8")
+UNTRANSLATED = 3  # the helper's exit status when typst refused a document
 
 
-if __name__ == "__main__":  # the helper process of papers_and_keys: python -m quizforge.problemsets.typeset DIR...
+def typeset_share(jobs: list[tuple[Path, Path, Path]]) -> None:
+    """For each (source, folder, share): compile the source, cut it into FOLDER/<id>.pdf, and
+    keep the whole as SHARE, the part it gives of the class's PDF."""
+    for source, folder, share in jobs:
+        whole, starts = compile_class(source)
+        for sid, data in cut(whole, starts).items():
+            (folder / f"{sid}.pdf").write_bytes(data)
+        share.write_bytes(whole)
+
+
+def _helper_main(argv: list[str]) -> int:
+    """python -m quizforge.problemsets.typeset (SOURCE FOLDER SHARE)...: one helper of Typesetting."""
     import sys
 
-    for argument in sys.argv[1:]:
-        _typeset_folder(argument)
+    import typst
+
+    paths = [Path(a) for a in argv]
+    try:
+        typeset_share([tuple(paths[i:i + 3]) for i in range(0, len(paths), 3)])
+    except typst.TypstError as error:
+        print(f"typst: {error}", file=sys.stderr)
+        return UNTRANSLATED
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_helper_main(sys.argv[1:]))
