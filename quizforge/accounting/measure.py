@@ -25,6 +25,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.flop_counter import FlopCounterMode
 
+from quizforge.accounting.dynamo_free import without_dynamo_import
 from quizforge.errors import InputError
 from quizforge.reference import build
 from quizforge.reference.attention import ScaledDotProductAttention
@@ -133,6 +134,7 @@ def stacks_identical(model: nn.Module) -> bool:
     return True
 
 
+@without_dynamo_import
 def measure_params(cfg: ModelConfig, model: nn.Module | None = None) -> dict[str, int]:
     """numel() of every parameter, attributed to the outermost component that owns it.
 
@@ -206,6 +208,7 @@ class FlopMeasurement:
     training: int  # one forward and one backward pass
 
 
+@without_dynamo_import
 def measure_flops(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: int | None = None,
                   device: str = "meta", model: nn.Module | None = None) -> FlopMeasurement:
     """Forward and training FLOPs, measured under FlopCounterMode.
@@ -284,6 +287,7 @@ def _disable_dropout(model: nn.Module) -> None:
             m.dropout = 0.0
 
 
+@without_dynamo_import
 def measure_kv_cache_bytes(cfg: ModelConfig, batch: int, seq_len: int, dtype: str) -> int:
     """Prefill seq_len tokens on meta and read the size of the cache the model filled
     (on one and two layers, extended to the full depth)."""
@@ -312,6 +316,7 @@ def _filled_cache_bytes(cfg: ModelConfig, batch: int, seq_len: int, store: torch
     return cache.nbytes
 
 
+@without_dynamo_import
 def measure_attention_scores(cfg: ModelConfig, batch: int, seq_len: int,
                              tgt_len: int | None = None) -> dict[str, int]:
     """Entries of every attention-weight matrix one forward pass builds (meta device;
