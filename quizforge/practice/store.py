@@ -376,16 +376,6 @@ class History:
         row = self._db.execute("SELECT card FROM cards WHERE key = ?", (key,)).fetchone()
         return json.loads(row["card"]) if row else None
 
-    def templates_with_misconceptions(self, tags: list[str]) -> list[str]:
-        """Templates where any of these misconceptions was hit, most recent first."""
-        if not tags:
-            return []
-        marks = ",".join("?" * len(tags))
-        rows = self._db.execute(
-            f"SELECT template FROM attempts WHERE misconception IN ({marks}) GROUP BY template"
-            " ORDER BY max(answered_at) DESC", tags).fetchall()
-        return [r["template"] for r in rows]
-
     def misconception_templates(self, tags: list[str]) -> list[tuple[str, str, float]]:
         """(tag, template, when it was last hit there) for each template where one of these
         misconceptions was hit."""
