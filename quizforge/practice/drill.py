@@ -382,6 +382,7 @@ class Drill:
     def _close(self) -> None:
         if self.prefetcher is not None:
             self.prefetcher.close()
+            self.prefetcher = None   # closed once, though close() may follow the end of a session
         if self._session_open:
             self._session_open = False
             status = "finished" if self.summary.ended_by in ("finished", "exhausted") else "quit"
