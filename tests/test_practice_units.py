@@ -72,7 +72,7 @@ def test_due_reviews_come_before_new_items_most_overdue_first(history):
     assert (pick.item, pick.reason) == ("a.two", "due")
     assert planner.next(NOW, exclude={"a.two"}).item == "a.one"
     assert planner.next(NOW, exclude={"a.two", "a.one"}).reason == "new"
-    assert planner.due_count(NOW) == 2
+    assert planner.reviews(NOW).count == 2
 
 
 def test_a_good_answer_pushes_the_card_into_the_future(history):
@@ -129,7 +129,7 @@ def test_a_new_history_has_the_schema_wal_and_version(tmp_path):
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"sessions", "attempts", "cards", "reviews", "mocks"}
+    assert tables == {"sessions", "attempts", "cards", "reviews", "mocks", "tries"}
 
 
 def test_garbage_is_refused_left_untouched_and_copied(tmp_path):
@@ -251,18 +251,20 @@ def test_mark_paper_uses_gate_marking():
     json.dumps(result)   # stored as JSON
 
 
-def test_new_templates_are_mixed_into_a_backlog_of_reviews(history):
+def test_every_due_review_comes_before_any_new_template(history):
+    # The drill served review, new, new, new, review, review with 3 due.
     items = [f"a.i{n}" for n in range(8)]
-    planner = Planner(history, items)
-    for item in items[:6]:
+    planner = Planner(history, items, light=items[6:])   # the new ones are light: no jumping the queue
+    for item in items[:3]:
         _review(history, planner, item, Rating.Again, NOW - 2 * DAY)
-    reasons = []
+    picks = []
     asked: set[str] = set()
-    for position in range(8):
-        pick = planner.next(NOW, exclude=asked, position=position)
+    for _ in range(6):
+        pick = planner.next(NOW, exclude=asked, prefer_light=True)
         asked.add(pick.item)
-        reasons.append(pick.reason)
-    assert reasons == ["due", "due", "due", "new", "due", "due", "due", "new"]
+        picks.append((pick.item, pick.reason))
+    assert picks == [("a.i0", "due"), ("a.i1", "due"), ("a.i2", "due"),
+                     ("a.i6", "new"), ("a.i7", "new"), ("a.i3", "new")]
 
 
 def test_a_mistyped_mock_command_gets_its_usage_not_an_answer_error():

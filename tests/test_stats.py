@@ -169,9 +169,12 @@ def test_due_now_and_the_forecast(history):
     add_card(history, "template:memory.q", at(5, 7), at(-2))
     add_card(history, "interview:kv-cache", at(5, 22), at(-2))
     add_card(history, "template:softmax.q", at(20), at(-2))            # beyond the fortnight
+    record(history, at(-1), attempt("flops", "wrong", misconception="extra-bias"))
 
     due = compute_stats(history, NOW)["due"]
+    # Reviews the drill would serve: params.q (its card is due) and flops.q (its mistake is due).
     assert due["now"] == 2 and due["total_cards"] == 7 and due["new_today"] == 2
+    assert due["next_at"] == at(1, 8)   # dims.q; flops.q is due already, not "next"
     assert [f["day"] for f in due["forecast"]] == [day(i) for i in range(14)]
     counts = [f["count"] for f in due["forecast"]]
     assert counts[0] == 3 and counts[1] == 1 and counts[5] == 2

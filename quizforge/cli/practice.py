@@ -24,13 +24,18 @@ def _difficulty(text: str | None) -> frozenset[int] | None:
     return frozenset(levels)
 
 
+def history_error(exc) -> str:
+    """The library's message about an unusable history, with the option that picks another folder."""
+    return f"{exc} (--data-dir PATH)" if getattr(exc, "another_folder", False) else str(exc)
+
+
 @cli.command()
 @click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
 @click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,
               help="Questions in a drill (prompts in an interview).")
 @click.option("--new-per-day", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="Most templates seen for the first time per day.")
+              help="Most templates seen for the first time per day (0: reviews only).")
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
@@ -54,7 +59,16 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
         raise click.UsageError("--questions and --minutes belong to --mock gate")
     if resume and (questions or minutes):
         raise click.UsageError("--resume continues a mock as it was set; drop --questions/--minutes")
+    from quizforge.practice.drill import NoTemplates
+    from quizforge.practice.store import HistoryError
+
     mode = "mock" if (mock or resume) else "interview" if interview else "drill"
-    code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
-                        new_per_day=new_per_day, questions=questions, minutes=minutes, resume=resume)
+    try:
+        code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
+                            new_per_day=new_per_day, questions=questions, minutes=minutes, resume=resume)
+    except NoTemplates as exc:
+        raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
+                         f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None
+    except HistoryError as exc:
+        raise InputError(history_error(exc)) from None
     click.get_current_context().exit(code)

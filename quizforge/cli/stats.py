@@ -12,6 +12,8 @@ from pathlib import Path
 import click
 
 from quizforge.cli import cli, emit_json
+from quizforge.cli.practice import history_error
+from quizforge.errors import InputError
 
 DATA_DIR_HELP = "Folder holding history.db (default: $QUIZFORGE_HOME, then the user data folder)."
 
@@ -37,10 +39,13 @@ def stats_command(as_json: bool, days: int, data_dir: str | None) -> None:
     from quizforge.practice.stats import compute_stats
 
     from quizforge.practice.paths import history_path
-    from quizforge.practice.store import read_history
+    from quizforge.practice.store import HistoryError, read_history
 
-    with read_history(history_path(data_dir)) as history:
-        stats = compute_stats(history, _now(), days=days)
+    try:
+        with read_history(history_path(data_dir)) as history:
+            stats = compute_stats(history, _now(), days=days)
+    except HistoryError as exc:
+        raise InputError(history_error(exc)) from None
     if as_json:
         emit_json(stats)
         return
@@ -68,13 +73,16 @@ def export_history_command(fmt: str, output: str, data_dir: str | None) -> None:
 
     fmt = check_format(fmt)  # before anything is opened or written
     from quizforge.practice.paths import history_path
-    from quizforge.practice.store import read_history
+    from quizforge.practice.store import HistoryError, read_history
 
-    with read_history(history_path(data_dir)) as history:
-        if output == "-":
-            export_history(history, fmt, sys.stdout)
-            sys.stdout.flush()
-            return
-        target = Path(output).expanduser()
-        n = export_to_file(history, fmt, target)
+    try:
+        with read_history(history_path(data_dir)) as history:
+            if output == "-":
+                export_history(history, fmt, sys.stdout)
+                sys.stdout.flush()
+                return
+            target = Path(output).expanduser()
+            n = export_to_file(history, fmt, target)
+    except HistoryError as exc:
+        raise InputError(history_error(exc)) from None
     click.echo(f"exported {n} attempt{'s' if n != 1 else ''} to {target}", err=True)

@@ -1,25 +1,29 @@
-"""Drill: spaced-repetition practice over the bank, one question at a time.
+"""The drill engine: spaced-repetition practice over the bank, one question at a time.
 
-Keys at the answer prompt: h hint (concept, then formula, then numbers), s skip,
-e explain (asks once more, then shows the worked solution: the question counts as not known), q quit.
-A wrong NAT answer gets one more try; the key is shown after the last one.
+It knows no terminal. A screen (drill_screen.py draws it with rich) turns what the
+learner types into actions (Answer, Hint, Skip, Explain, Next, Quit) and draws the
+events each action returns (QuestionShown, Graded, HintShown, ...). The rules:
+
+- Hints come in order (concept, then formula, then numbers).
+- Explain asks once (ConfirmGiveUp); a second Explain shows the worked solution and the
+  question counts as not known. Any other action in between cancels the first.
+- A wrong NAT answer gets one more try; the key is shown after the last one.
+- After a question, Next asks the next one; Explain shows the solution again; an
+  answer, hint or skip goes on to the next question and applies to it there.
+- Every graded answer is saved with its time, the attempt and its cards in one transaction.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
-
-from rich.console import Console
-from rich.text import Text
+from typing import Any, Callable, Union
 
 from quizforge.answers import AnswerError
+from quizforge.errors import InputError
 from quizforge.practice.prefetch import Prefetcher
-from quizforge.practice.scheduler import RATING_NAMES, Planner, rating_for
-from quizforge.practice.store import Attempt, History
-from quizforge.practice.terminal import EOF, TIMEOUT
-from quizforge.practice.view import clock_text, keys_line
+from quizforge.practice.scheduler import RATING_NAMES, Pick, Planner, rating_for
+from quizforge.practice.store import Attempt, History, Try
 
 MAX_TRIES = 2   # NAT only: choice questions reveal the key with the first verdict
 
@@ -39,187 +43,305 @@ class DrillSummary:
     correct: int = 0
     wrong: int = 0
     skipped: int = 0
-    ended_by: str = "finished"     # finished | quit | eof
+    ended_by: str = "finished"     # finished | exhausted | quit | eof | interrupted
     ratings: dict[str, int] = field(default_factory=dict)
 
 
-class _Quit(Exception):
-    def __init__(self, how: str):
-        self.how = how
+# --- actions (what the learner does) ---------------------------------------------
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+
+
+@dataclass(frozen=True)
+class Hint:
+    pass
+
+
+@dataclass(frozen=True)
+class Skip:
+    pass
+
+
+@dataclass(frozen=True)
+class Explain:
+    pass
+
+
+@dataclass(frozen=True)
+class Next:
+    pass
+
+
+@dataclass(frozen=True)
+class Quit:
+    how: str = "quit"   # quit | eof (the input ended)
+
+
+Action = Union[Answer, Hint, Skip, Explain, Next, Quit]
+
+
+# --- events (what happened, for a screen to draw) --------------------------------
+
+@dataclass(frozen=True)
+class Started:
+    topic: str | None
+    count: int
+    due: int                  # reviews due now: due.due_reviews, as `quiz stats` counts them
+
+
+@dataclass(frozen=True)
+class QuestionShown:
+    number: int
+    count: int
+    reason: str               # due | remedial | new | ahead
+    question: Any             # quizforge.bank.question.Question
+
+
+@dataclass(frozen=True)
+class HintShown:
+    number: int
+    total: int
+    text: str                 # Markdown
+
+
+@dataclass(frozen=True)
+class NoMoreHints:
+    pass
+
+
+@dataclass(frozen=True)
+class ConfirmGiveUp:
+    pass
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    message: str              # why the answer could not be read; the question stays open
+
+
+@dataclass(frozen=True)
+class TryAgain:
+    feedback: str             # "Not quite." or the mistake it matched
+
+
+@dataclass(frozen=True)
+class Graded:
+    verdict: Any              # quizforge.bank.grading.Verdict: marks, the key, what was accepted
+    correct: bool
+    feedback: str             # the verdict's words, e.g. the mistake a wrong answer matched
+
+
+@dataclass(frozen=True)
+class SolutionShown:
+    question: Any
+
+
+@dataclass(frozen=True)
+class Skipped:
+    answer_md: str            # the key, in Markdown
+
+
+@dataclass(frozen=True)
+class Rated:
+    rating: str               # Again | Hard | Good | Easy
+    seconds: float
+
+
+@dataclass(frozen=True)
+class NothingToAsk:
+    """Nothing is due and no new template is allowed: no session was started."""
+    why: str
+    next_due_at: float | None
+
+
+@dataclass(frozen=True)
+class SessionOver:
+    summary: DrillSummary
+    due_now: int              # reviews due at the end, counted as everywhere else
+    next_due_at: float | None
+    why: str | None = None    # set when the drill ran out of questions before its count
+
+
+Event = Union[Started, QuestionShown, HintShown, NoMoreHints, ConfirmGiveUp, Unreadable, TryAgain, Graded,
+              SolutionShown, Skipped, Rated, NothingToAsk, SessionOver]
+
+
+class NoTemplates(InputError):
+    """No template matches the drill's topic and difficulty."""
+
+    def __init__(self, topic: str | None, difficulty: frozenset[int] | None):
+        self.topic, self.difficulty = topic, difficulty
+        levels = ",".join(map(str, sorted(difficulty or ())))
+        super().__init__(f"no templates match topic {topic or 'any'} with difficulty {levels}")
 
 
 def drill_templates(topic: str | None, difficulty: frozenset[int] | None):
     from quizforge.bank.registry import templates_for
-    from quizforge.errors import InputError
 
     chosen = [t for t in templates_for(topic) if difficulty is None or t.difficulty in difficulty]
     if not chosen:
-        raise InputError(f"no templates match --topic {topic or 'any'} with --difficulty "
-                         f"{','.join(map(str, sorted(difficulty or ())))}")
+        raise NoTemplates(topic, difficulty)
     # Teaching order: easier first, then the bank's topic order.
     return sorted(chosen, key=lambda t: t.difficulty)
 
 
+@dataclass
+class _Open:
+    """The question being asked."""
+    question: Any
+    number: int
+    shown: float
+    hints: int = 0
+    tries: list[Try] = field(default_factory=list)
+    hit: Any = None             # the first misconception an answer matched
+    giving_up: bool = False     # Explain pressed once
+
+
 class Drill:
-    def __init__(self, history: History, reader, console: Console, options: DrillOptions,
-                 clock: Callable[[], float] = time.time):
+    """One drill session. `start()` and `act()` return the events to draw; `phase` says what
+    the learner is being asked: "asking" (an answer), "answered" (next?), or "over"."""
+
+    def __init__(self, history: History, options: DrillOptions, clock: Callable[[], float] = time.time):
         self.history = history
-        self.reader = reader
-        self.console = console
         self.options = options
         self.clock = clock
         templates = drill_templates(options.topic, options.difficulty)
+        unfiltered = options.topic is None and options.difficulty is None
         self.planner = Planner(history, [t.id for t in templates], new_per_day=options.new_per_day,
-                               light=[t.id for t in templates if t.light])
+                               light=[t.id for t in templates if t.light], every_template=unfiltered)
         self.heavy = [t.id for t in templates if not t.light]
-        self.prefetcher = Prefetcher()
+        self.prefetcher: Prefetcher | None = None
         self.started = clock()
         self.summary = DrillSummary(0)
-        self._carry: str | None = None   # a line typed at "Enter for next" that answers the next question
-        self._upcoming = None             # the pick being generated in the background
+        self.phase = "idle"
+        self.current: _Open | None = None
+        self._asked: set[str] = set()
+        self._upcoming: Pick | None = None   # the pick being generated in the background
+        self._session_open = False
 
-    # --- the loop -----------------------------------------------------------
+    # --- the session --------------------------------------------------------
 
-    def run(self) -> DrillSummary:
+    def start(self) -> list[Event]:
+        now = self.clock()
+        pick = self.planner.next(now, prefer_light=True)
+        if pick is None:
+            self.phase = "over"
+            return [NothingToAsk(self._why_nothing(now), self.planner.reviews(now).next_at)]
+        self.prefetcher = Prefetcher()
         settings = {"topic": self.options.topic, "count": self.options.count,
                     "difficulty": sorted(self.options.difficulty or [])}
-        self.summary.session_id = self.history.start_session("drill", settings, self.clock())
-        asked: set[str] = set()
-        due = self.planner.due_count(self.clock())
-        scope = f" · {self.options.topic}" if self.options.topic else ""
-        self.console.print(Text.assemble(("Drill", "bold"), f"{scope} · {self.options.count} questions · "
-                                         f"{due} review{'s' if due != 1 else ''} due · answers are saved as you go"))
-        try:
-            for n in range(1, self.options.count + 1):
-                pick = self.planner.next(self.clock(), exclude=asked, prefer_light=not self.prefetcher.warm,
-                                         position=n - 1)
-                if pick is None:
-                    break
-                upcoming = self._upcoming
-                if upcoming is not None and upcoming.item == pick.item:
-                    pick = upcoming   # the question generated in the background
-                asked.add(pick.item)
-                question = self.prefetcher.get(f"{pick.item}-{pick.seed:04x}")
-                self._ask(question, n, pick.reason, then=lambda: self._prepare_next(asked))
-                if n < self.options.count:
-                    self._after_answer(question)
-        except _Quit as stop:
-            self.summary.ended_by = stop.how
-        except KeyboardInterrupt:
-            self.summary.ended_by = "interrupted"
-            raise
-        finally:
-            self.prefetcher.close()
-            status = "finished" if self.summary.ended_by == "finished" else "quit"
-            self.history.end_session(self.summary.session_id, status, self.clock())
-        return self.summary
+        self.summary.session_id = self.history.start_session("drill", settings, now)
+        self._session_open = True
+        due = self.planner.reviews(now).count
+        return [Started(self.options.topic, self.options.count, due), self._show(pick, 1)]
 
-    def _prepare_next(self, asked: set[str]) -> None:
-        """Generate the likely next question while this one is read, and warm torch/sympy."""
-        upcoming = self._upcoming = self.planner.next(self.clock(), exclude=asked, position=len(asked))
+    def question_ready(self) -> None:
+        """Call once the question is on screen: the likely next question is generated, and
+        torch and sympy warmed, while the learner reads, never before the screen is drawn."""
+        if self.phase == "over" or self.prefetcher is None:
+            return
+        upcoming = self._upcoming = self.planner.next(self.clock(), exclude=self._asked)
         if upcoming is not None:
             self.prefetcher.prefetch(f"{upcoming.item}-{upcoming.seed:04x}")
         self.prefetcher.warm_up(self.heavy)
 
-    def _status(self, n: int) -> Callable[[], str]:
-        def line() -> str:
-            s = self.summary
-            return (f"question {n} of {self.options.count}  ·  ✓ {s.correct}  ✗ {s.wrong}  ·  "
-                    f"{clock_text(self.clock() - self.started)}")
-        return line
+    def act(self, action: Action) -> list[Event]:
+        if self.phase == "over":
+            return []
+        if isinstance(action, Quit):
+            return self._finish(action.how)
+        if self.phase == "answered":
+            if isinstance(action, Explain):
+                return [SolutionShown(self.current.question)]
+            events = self._advance()
+            if self.phase == "asking" and not isinstance(action, Next):
+                events += self._on_question(action)   # typed straight away: it is for this question
+            return events
+        return self._on_question(action)
 
-    def _read(self, prompt: str, status=None) -> str:
-        if self._carry is not None:
-            line, self._carry = self._carry, None
-            return line
-        line = self.reader.read(prompt, status=status)
-        if line == EOF:
-            raise _Quit("eof")
-        if line == TIMEOUT:   # drills have no deadline; treat like an empty line
-            return ""
-        return line
+    def close(self, how: str = "interrupted") -> None:
+        """End the session if it is still open (Ctrl-C, an error); safe to call twice."""
+        if self.phase != "over":
+            self.summary.ended_by = how
+            self.phase = "over"
+        self._close()
 
-    def _ask(self, question, n: int, reason: str, then: Callable[[], None] = lambda: None) -> None:
-        from quizforge import render_question as render
-        from quizforge.bank.grading import grade
-        from quizforge.bank.mathtext import markdown_to_terminal
+    # --- one question -------------------------------------------------------
 
-        label = {"due": "review", "remedial": "review · a mistake to fix", "new": "new",
-                 "ahead": "review (early)"}[reason]
-        self.console.print()
-        self.console.print(render.question_panel(question, f"{n}/{self.options.count} · {label}"))
-        self.console.print(keys_line("h hint", "s skip", "e explain", "q quit"))
-        self.reader.prepare()
-        then()   # background work starts once the question and its prompt are ready, not before
-        shown = self.clock()
-        hints = tries = 0
-        hit = None
-        giving_up = False  # "e" pressed once: the next "e" reveals the solution
-        status = self._status(n)
-        while True:
-            line = self._read("answer › ", status)
-            key = line.lower()
-            if key != "e":
-                giving_up = False
-            if key == "q":
-                raise _Quit("quit")
-            if key == "":
-                continue
-            if key == "h":
-                if hints < len(question.hints):
-                    hints += 1
-                    self.console.print(Text(f"hint {hints}/{len(question.hints)}: ", style="bold yellow") +
-                                       Text(markdown_to_terminal(question.hints[hints - 1])))
-                else:
-                    self.console.print("no more hints: e shows the worked solution", style="dim")
-                continue
-            if key == "s":
-                self._record(question, "skipped", None, hints, tries, shown, None, None)
-                self.summary.skipped += 1
-                self.console.print(f"skipped · answer: {markdown_to_terminal(question.answer_md)}",
-                                   style="dim")
-                return
-            if key == "e":
-                if not giving_up:
-                    # Seeing the solution before answering counts as not known: ask once, not silently.
-                    giving_up = True
-                    self.console.print("e again to give up and see the worked solution (it counts as not "
-                                       "known); anything else to keep trying", style="yellow")
-                    continue
-                self.console.print(render.solution_view(question))
-                self._record(question, "revealed", None, hints, tries, shown, None, hit)
-                self.summary.wrong += 1
-                return
-            try:
-                verdict = grade(question, line)
-            except AnswerError as exc:
-                self.console.print(f"✗ {exc}", style="yellow")
-                continue
-            tries += 1
-            if verdict.misconception is not None and hit is None:
-                hit = verdict.misconception
-            if not verdict.correct and question.kind == "NAT" and tries < MAX_TRIES:
-                reason_text = f"Not quite: {verdict.misconception.feedback}." if verdict.misconception else "Not quite."
-                self.console.print(Text("✗ ", style="bold red") + Text(reason_text) +
-                                   Text("  One more try (h hint, e explain, s skip).", style="dim"))
-                continue
-            self.console.print(render.verdict_view(verdict))
-            outcome = "correct" if verdict.correct else "wrong"
-            if verdict.correct:
-                self.summary.correct += 1
-            else:
-                self.summary.wrong += 1
-            self._record(question, outcome, line, hints, tries, shown, verdict, hit)
-            return
+    def _show(self, pick: Pick, number: int) -> QuestionShown:
+        upcoming = self._upcoming
+        if upcoming is not None and upcoming.item == pick.item:
+            pick = upcoming   # the question generated in the background
+        self._asked.add(pick.item)
+        question = self.prefetcher.get(f"{pick.item}-{pick.seed:04x}")
+        self.current = _Open(question, number, self.clock())
+        self.phase = "asking"
+        return QuestionShown(number, self.options.count, pick.reason, question)
 
-    def _record(self, question, outcome, answer, hints, tries, shown, verdict, hit) -> None:
-        """One transaction: the attempt, its card and the misconception cards it touches."""
+    def _advance(self) -> list[Event]:
+        number = self.current.number + 1
         now = self.clock()
-        seconds = now - shown
-        correct = outcome == "correct"
+        pick = self.planner.next(now, exclude=self._asked, prefer_light=not self.prefetcher.warm)
+        if pick is None:
+            return self._finish("exhausted", why=self._why_nothing(now))
+        return [self._show(pick, number)]
+
+    def _on_question(self, action: Action) -> list[Event]:
+        q = self.current
+        if not isinstance(action, Explain):
+            q.giving_up = False
+        if isinstance(action, Hint):
+            if q.hints < len(q.question.hints):
+                q.hints += 1
+                return [HintShown(q.hints, len(q.question.hints), q.question.hints[q.hints - 1])]
+            return [NoMoreHints()]
+        if isinstance(action, Skip):
+            self.summary.skipped += 1
+            return [Skipped(q.question.answer_md)] + self._record("skipped", None, None)
+        if isinstance(action, Explain):
+            if not q.giving_up:
+                # Seeing the solution before answering counts as not known: ask once, not silently.
+                q.giving_up = True
+                return [ConfirmGiveUp()]
+            self.summary.wrong += 1
+            return [SolutionShown(q.question)] + self._record("revealed", None, None)
+        if isinstance(action, Answer) and action.text.strip():
+            return self._grade(action.text.strip())
+        return []   # Next, or an empty line, while a question waits for its answer
+
+    def _grade(self, text: str) -> list[Event]:
+        from quizforge.bank.grading import grade
+
+        q = self.current
+        try:
+            verdict = grade(q.question, text)
+        except AnswerError as exc:
+            return [Unreadable(str(exc))]
+        hit = verdict.misconception
+        q.tries.append(Try(text, self.clock(), bool(verdict.correct), hit.tag if hit else None))
+        if hit is not None and q.hit is None:
+            q.hit = hit
+        if not verdict.correct and q.question.kind == "NAT" and len(q.tries) < MAX_TRIES:
+            return [TryAgain(f"Not quite: {hit.feedback}." if hit else "Not quite.")]
+        if verdict.correct:
+            self.summary.correct += 1
+        else:
+            self.summary.wrong += 1
+        return [Graded(verdict, bool(verdict.correct), verdict.feedback)] + self._record(
+            "correct" if verdict.correct else "wrong", text, verdict)
+
+    def _record(self, outcome: str, answer: str | None, verdict) -> list[Event]:
+        """One transaction: the attempt, its tries, its card and the misconception cards it touches."""
+        q = self.current
+        question, hit = q.question, q.hit
+        now = self.clock()
+        seconds = now - q.shown
         rating = None
         if outcome != "skipped":
-            rating = rating_for(correct, tries=tries, hints=hints, seconds=seconds, marks=question.marks)
+            rating = rating_for(outcome == "correct", tries=len(q.tries), hints=q.hints, seconds=seconds,
+                                marks=question.marks)
             name = RATING_NAMES[rating]
             self.summary.ratings[name] = self.summary.ratings.get(name, 0) + 1
         attempt = Attempt(
@@ -227,7 +349,8 @@ class Drill:
             outcome=outcome, marks=question.marks, difficulty=question.difficulty, answer=answer,
             score=verdict.marks if verdict is not None else 0.0,
             misconception=hit.tag if hit else None, misconception_label=hit.label if hit else None,
-            hints=hints, tries=tries, seconds=round(seconds, 2), rating=int(rating) if rating else None)
+            hints=q.hints, tries=len(q.tries), seconds=round(seconds, 2), rating=int(rating) if rating else None,
+            answers=tuple(q.tries))
         watched = {m.tag for m in question.misconceptions}
         watched |= {o.misconception.tag for o in question.options if o.misconception is not None}
         with self.history.transaction() as db:
@@ -236,23 +359,31 @@ class Drill:
                 self.planner.review(question.template, rating, now, attempt_id, db,
                                     hit=hit.tag if hit else None, watched=watched)
         self.summary.asked += 1
-        if rating is not None:
-            self.console.print(f"rated {RATING_NAMES[rating]} · {seconds:.0f} s", style="dim")
+        events: list[Event] = [Rated(RATING_NAMES[rating], seconds)] if rating is not None else []
+        if q.number >= self.options.count:
+            return events + self._finish("finished")
+        self.phase = "answered"
+        return events
 
-    def _after_answer(self, question) -> None:
-        from quizforge import render_question as render
+    # --- the end ------------------------------------------------------------
 
-        while True:
-            line = self.reader.read("Enter next · e worked solution · q quit › ")
-            if line == EOF:
-                raise _Quit("eof")
-            key = line.lower() if line != TIMEOUT else ""
-            if key == "":
-                return
-            if key == "q":
-                raise _Quit("quit")
-            if key == "e":
-                self.console.print(render.solution_view(question))
-                continue
-            self._carry = line   # an answer typed straight away: it is for the next question
-            return
+    def _why_nothing(self, now: float) -> str:
+        if self.options.new_per_day == 0:
+            return "no reviews are due and new templates are off"
+        return f"no reviews are due and today's {self.options.new_per_day} new templates are used up"
+
+    def _finish(self, how: str, why: str | None = None) -> list[Event]:
+        self.summary.ended_by = how
+        self.phase = "over"
+        self._close()
+        reviews = self.planner.reviews(self.clock())
+        return [SessionOver(self.summary, reviews.count, reviews.next_at, why)]
+
+    def _close(self) -> None:
+        if self.prefetcher is not None:
+            self.prefetcher.close()
+            self.prefetcher = None   # closed once, though close() may follow the end of a session
+        if self._session_open:
+            self._session_open = False
+            status = "finished" if self.summary.ended_by in ("finished", "exhausted") else "quit"
+            self.history.end_session(self.summary.session_id, status, self.clock())

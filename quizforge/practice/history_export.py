@@ -1,8 +1,15 @@
 """Export a learner's history as CSV (one row per attempt) or JSON (everything).
 
+Every answer ever given is exported: an attempt's `answer` is its last, and its tries
+list every graded answer with its time (a wrong NAT answer, then the second try).
+Attempts saved before tries were stored (schema 1), and mock and interview answers,
+have one try made from the attempt itself, numbered with its `tries` count: an old
+"96" on try 2 reads as try 2, since the first was never saved.
+
 CSV: a header, then every attempt in the order answered, with every column of the
 `attempts` table and `answered_at_iso` (local time, ISO 8601 with its UTC offset)
-after `answered_at`. Quoting is the csv module's. A text cell that a spreadsheet
+after `answered_at`, then `answers` and `answers_at`: the tries' answers and their
+local ISO times, each a JSON list (["1", "96"]). Quoting is the csv module's. A text cell that a spreadsheet
 would read as a formula (it starts with = + - @, a tab or a carriage return) gets a
 leading single quote, unless it is a plain number such as "-3" or "+1.5e9"; so a
 typed answer "=HYPERLINK(...)" is exported as "'=HYPERLINK(...)".
@@ -10,6 +17,8 @@ typed answer "=HYPERLINK(...)" is exported as "'=HYPERLINK(...)".
 JSON: `{"format": "quizforge-history", "version": 1, "exported_at": ISO, "sessions",
 "attempts", "cards", "reviews", "mocks"}`, the rows as objects with their JSON
 columns (settings, card, log, paper, answers, ...) parsed; text is exported as typed.
+Each attempt has `tries`: `{"n", "answer", "answered_at", "answered_at_iso",
+"correct", "misconception"}` for every graded answer, in order.
 """
 
 from __future__ import annotations
@@ -27,14 +36,14 @@ from quizforge.errors import InputError
 
 FORMATS = ("csv", "json")
 EXPORT_FORMAT = "quizforge-history"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 1   # attempts gained `tries`: an addition, readers of 1 still work
 
 ATTEMPT_COLUMNS = (
     "id", "session_id", "mode", "answered_at", "day", "question_id", "template", "topic", "kind", "marks",
     "difficulty", "answer", "outcome", "score", "misconception", "misconception_label", "hints", "tries",
     "seconds", "rating",
 )
-CSV_COLUMNS = ATTEMPT_COLUMNS[:4] + ("answered_at_iso",) + ATTEMPT_COLUMNS[4:]
+CSV_COLUMNS = ATTEMPT_COLUMNS[:4] + ("answered_at_iso",) + ATTEMPT_COLUMNS[4:] + ("answers", "answers_at")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -74,20 +83,38 @@ def _row(row) -> dict[str, Any]:
     return {k: row[k] for k in row.keys()}
 
 
+def _tries(attempt, recorded: list) -> list[dict[str, Any]]:
+    """The attempt's graded answers: as recorded, or the one the attempt row itself keeps."""
+    if recorded:
+        return [{"n": t["n"], "answer": t["answer"], "answered_at": t["answered_at"],
+                 "answered_at_iso": iso(t["answered_at"]), "correct": bool(t["correct"]),
+                 "misconception": t["misconception"]} for t in recorded]
+    if attempt["answer"] is None:
+        return []
+    return [{"n": max(1, attempt["tries"] or 0), "answer": attempt["answer"], "answered_at": attempt["answered_at"],
+             "answered_at_iso": iso(attempt["answered_at"]), "correct": attempt["outcome"] == "correct",
+             "misconception": attempt["misconception"]}]
+
+
 def _csv(history, stream: TextIO) -> int:
     writer = csv.writer(stream)
     writer.writerow(CSV_COLUMNS)
     n = 0
+    tries = history.tries()
     for row in history.attempts():
         values = _row(row)
         values["answered_at_iso"] = iso(values["answered_at"])
+        given = _tries(row, tries.get(row["id"], []))
+        values["answers"] = json.dumps([t["answer"] for t in given], ensure_ascii=False)
+        values["answers_at"] = json.dumps([t["answered_at_iso"] for t in given])
         writer.writerow([safe_cell(values.get(c)) for c in CSV_COLUMNS])
         n += 1
     return n
 
 
 def _json(history, stream: TextIO) -> int:
-    attempts = [_row(r) for r in history.attempts()]
+    tries = history.tries()
+    attempts = [_row(r) | {"tries": _tries(r, tries.get(r["id"], []))} for r in history.attempts()]
     sessions = []
     for r in history.sessions():
         entry = _row(r)

@@ -2,8 +2,10 @@
 
 One card per template (`template:<id>`), one per misconception the learner has hit
 (`misconception:<tag>`, reviewed whenever a question that can reveal it is answered),
-and one per interview prompt (`interview:<id>`). Due reviews come first, then new
-templates under a daily limit; when neither is left, the soonest card is reviewed early.
+and one per interview prompt (`interview:<id>`). Every due review comes first (see
+`due.py`: most overdue first, then templates whose misconception is due), then new
+templates under a daily limit. When neither is left, the soonest card is reviewed
+early, unless the limit is 0: that asks for reviews only, so nothing more is asked.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from typing import Iterable, Sequence
 
 from fsrs import Card, Rating, Scheduler
 
+from quizforge.practice.due import DueReviews, due_reviews
 from quizforge.practice.store import History, local_day
 
 NEW_PER_DAY = 10
-NEW_EVERY = 4                # with reviews due, one question in four is a new template
 FAST_SECONDS_PER_MARK = 40   # a first-try answer quicker than this per mark is rated Easy
 
 RATING_NAMES = {Rating.Again: "Again", Rating.Hard: "Hard", Rating.Good: "Good", Rating.Easy: "Easy"}
@@ -60,54 +62,62 @@ class Pick:
 
 
 class Planner:
-    """Chooses the next item among `items` (template or prompt ids, in teaching order)."""
+    """Chooses the next item among `items` (template or prompt ids, in teaching order).
+
+    `every_template`: due reviews are counted over every template, not only `items`, as
+    `quiz stats` counts them (an unfiltered drill), so the two numbers agree."""
 
     def __init__(self, history: History, items: Sequence[str], *, key=template_key,
-                 new_per_day: int = NEW_PER_DAY, light: Iterable[str] = ()):
+                 new_per_day: int = NEW_PER_DAY, light: Iterable[str] = (), every_template: bool = False):
         self.history = history
         self.items = list(items)
         self.key = key
         self.new_per_day = new_per_day
         self.light = set(light)
+        self.scope = None if every_template else self.items
         self.scheduler = Scheduler()
 
-    def _remedial(self, cards: dict, now: float) -> list[str]:
-        """Items where a misconception now due was hit, most recent first."""
-        due_tags = [k.split(":", 1)[1] for k, row in cards.items()
-                    if k.startswith("misconception:") and row["due_at"] <= now]
-        return [t for t in self.history.templates_with_misconceptions(due_tags) if t in self.items]
+    def reviews(self, now: float) -> DueReviews:
+        """The reviews due now, in the order they are served, and when the next one falls due."""
+        if self.key is template_key:
+            return due_reviews(self.history, now, self.scope)
+        cards = self.history.cards()
+        own = sorted((float(cards[self.key(i)]["due_at"]), i) for i in self.items if self.key(i) in cards)
+        return DueReviews([(i, "due") for at, i in own if at <= now], next((at for at, _ in own if at > now), None))
 
-    def next(self, now: float, exclude: set[str] = frozenset(), prefer_light: bool = False,
-             position: int = 0) -> Pick | None:
-        """The next item. `position` is how many were asked this session: every NEW_EVERY-th
-        slot goes to a new item when one is allowed, so a backlog of reviews never starves them."""
+    def new_left(self, now: float) -> int:
+        """How many new items may still be introduced today."""
+        today = local_day(now)
+        prefix = self.key("")   # this planner's own cards: drill and interview keep separate limits
+        introduced = sum(1 for key, row in self.history.cards().items()
+                         if row["introduced_day"] == today and key.startswith(prefix))
+        return max(0, self.new_per_day - introduced)
+
+    def next(self, now: float, exclude: set[str] = frozenset(), prefer_light: bool = False) -> Pick | None:
+        """The next item, or None when nothing is due, no new item is allowed and early
+        reviews are off (a daily limit of 0)."""
         cards = self.history.cards()
         fresh = [i for i in self.items if i not in exclude]
         if not fresh:
             fresh = list(self.items)   # every item asked already this session: allow repeats
-        due = sorted((cards[self.key(i)]["due_at"], i) for i in fresh
-                     if self.key(i) in cards and cards[self.key(i)]["due_at"] <= now)
-        candidates: list[tuple[str, str]] = [(i, "due") for _, i in due]
-        candidates += [(i, "remedial") for i in self._remedial(cards, now) if i in fresh]
-        today = local_day(now)
-        prefix = self.key("")   # this planner's own cards: drill and interview keep separate limits
-        introduced_today = sum(1 for key, row in cards.items()
-                               if row["introduced_day"] == today and key.startswith(prefix))
-        if introduced_today < self.new_per_day:
-            new = [(i, "new") for i in fresh if self.key(i) not in cards]
-            candidates = new[:1] + candidates + new[1:] if position % NEW_EVERY == NEW_EVERY - 1 else candidates + new
-        if not candidates:
+        allowed = set(fresh)
+        reviews = [(i, reason) for i, reason in self.reviews(now).items if i in allowed]
+        new = [(i, "new") for i in fresh if self.key(i) not in cards] if self.new_left(now) else []
+        ahead: list[tuple[str, str]] = []
+        if not reviews and not new and self.new_per_day > 0:
             # Past the new limit: review early, preferring items not yet seen in this session.
-            ahead = (sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
-                     or sorted((cards[self.key(i)]["due_at"], i) for i in self.items if self.key(i) in cards))
-            candidates = [(i, "ahead") for _, i in ahead] or [(i, "new") for i in fresh]
-        if prefer_light:
-            # Nothing heavy is loaded yet: a light item now, the heavy ones once torch is warm.
-            light = [c for c in candidates[:5] if c[0] in self.light]
-            if light:
-                candidates = light
-        item, reason = candidates[0]
-        return Pick(item, reason, secrets.randbelow(0x10000))
+            soonest = (sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
+                       or sorted((cards[self.key(i)]["due_at"], i) for i in self.items if self.key(i) in cards))
+            ahead = [(i, "ahead") for _, i in soonest]
+        for group in (reviews, new, ahead):   # a whole group is served before the next one starts
+            if not group:
+                continue
+            if prefer_light:
+                # Nothing heavy is loaded yet: a light item now, the heavy ones once torch is warm.
+                group = [c for c in group[:5] if c[0] in self.light] or group
+            item, reason = group[0]
+            return Pick(item, reason, secrets.randbelow(0x10000))
+        return None
 
     # --- reviewing ----------------------------------------------------------
 
@@ -131,7 +141,3 @@ class Planner:
                 self._review(key, Rating.Good, at, attempt_id, db)
         if hit and hit not in set(watched):
             self._review(misconception_key(hit), Rating.Again, at, attempt_id, db)
-
-    def due_count(self, now: float) -> int:
-        cards = self.history.cards()
-        return sum(1 for i in self.items if self.key(i) in cards and cards[self.key(i)]["due_at"] <= now)

@@ -19,11 +19,10 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
     try:
         if mode == "drill":
             from quizforge.practice.drill import Drill, DrillOptions
-            from quizforge.practice.reports import drill_summary_view
+            from quizforge.practice.drill_screen import DrillScreen
 
-            drill = Drill(history, reader, console, DrillOptions(topic, difficulty, count, new_per_day), clock)
-            summary = drill.run()
-            console.print(drill_summary_view(summary, drill.planner, clock()))
+            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day), clock)
+            DrillScreen(drill, reader, console).run()   # draws the summary, or why nothing was asked
         elif mode == "mock":
             from quizforge.practice.mock import run_mock
 

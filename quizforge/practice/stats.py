@@ -31,9 +31,11 @@ Keys:
   nothing has been done yet today), `longest`, `active_days`, `last_active_day`.
   A day is active when at least one attempt on it is real work: an outcome other
   than `skipped` (and `unanswered`, a blank left in a submitted mock).
-- `due`: `now` (cards with due_at <= now), `total_cards`, `new_today` (cards
-  introduced today), `forecast`: 14 `{"day", "count"}` entries from today, the cards
-  falling due on each local day (overdue cards counted on today).
+- `due`: `now` (drill reviews due now, counted by `due.due_reviews` as the drill's
+  header and end-of-session line count them), `next_at` (unix seconds when the next
+  review not yet due falls due, None when none is scheduled), `total_cards`,
+  `new_today` (cards introduced today), `forecast`: 14 `{"day", "count"}` entries from
+  today, the cards falling due on each local day (overdue cards counted on today).
 - `misconceptions`: the 10 weakest: `tag`, `label`, `hits`, `last_hit` (day),
   `templates` (sorted), `corrected` (a correct answer on one of those templates
   after the misconception's latest hit); uncorrected first, then most hits, then
@@ -53,6 +55,7 @@ from collections import Counter, defaultdict
 from datetime import date, timedelta
 from typing import Any, Iterable
 
+from quizforge.practice.due import due_reviews
 from quizforge.practice.store import local_day
 
 INTERVIEW = "interview"
@@ -184,18 +187,18 @@ def _streak_section(attempts: list, today: str) -> dict[str, Any]:
             "last_active_day": active[-1] if active else None}
 
 
-def _due_section(cards: dict, now: float, today: str) -> dict[str, Any]:
+def _due_section(history, cards: dict, now: float, today: str) -> dict[str, Any]:
     horizon = [_shift(today, i) for i in range(FORECAST_DAYS)]
     counts = dict.fromkeys(horizon, 0)
-    due_now = new_today = 0
+    reviews = due_reviews(history, now)
+    new_today = 0
     for row in cards.values():
         due_at = float(row["due_at"])
-        due_now += due_at <= now
         new_today += row["introduced_day"] == today
         day = max(local_day(due_at), today)
         if day in counts:
             counts[day] += 1
-    return {"now": due_now, "total_cards": len(cards), "new_today": new_today,
+    return {"now": reviews.count, "next_at": reviews.next_at, "total_cards": len(cards), "new_today": new_today,
             "forecast": [{"day": d, "count": counts[d]} for d in horizon]}
 
 
@@ -284,7 +287,7 @@ def compute_stats(history, now: float | None = None, *, days: int = 30) -> dict[
         "topics": _topic_section(attempts, today, days),
         "interview": _interview_section(attempts),
         "streak": _streak_section(attempts, today),
-        "due": _due_section(cards, now, today),
+        "due": _due_section(history, cards, now, today),
         "misconceptions": misconceptions,
         "misconceptions_total": distinct,
         "mocks": _mock_section(mocks),

@@ -20,7 +20,9 @@ from typing import Any, Iterator
 
 from quizforge.errors import InputError
 
-SCHEMA_VERSION = 1
+# 1: sessions, attempts, cards, reviews, mocks. 2: tries (every graded answer of an attempt).
+# Every table is CREATE IF NOT EXISTS, so opening an older file adds what it lacks and keeps the rest.
+SCHEMA_VERSION = 2
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -56,6 +58,16 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_by_time ON attempts(answered_at);
 CREATE INDEX IF NOT EXISTS attempts_by_session ON attempts(session_id);
+CREATE TABLE IF NOT EXISTS tries (
+    id            INTEGER PRIMARY KEY,
+    attempt_id    INTEGER NOT NULL REFERENCES attempts(id),
+    n             INTEGER NOT NULL,            -- 1 for the attempt's first graded answer
+    answered_at   REAL NOT NULL,
+    answer        TEXT NOT NULL,               -- as typed
+    correct       INTEGER NOT NULL,            -- 0 | 1
+    misconception TEXT                         -- tag of the mistake this answer matched
+);
+CREATE INDEX IF NOT EXISTS tries_by_attempt ON tries(attempt_id);
 CREATE TABLE IF NOT EXISTS cards (
     key            TEXT PRIMARY KEY,           -- template:<id> | misconception:<tag> | interview:<prompt>
     card           TEXT NOT NULL,              -- fsrs Card.to_dict()
@@ -88,7 +100,12 @@ CREATE TABLE IF NOT EXISTS mocks (
 
 
 class HistoryError(InputError):
-    """The history file cannot be used as it is; the message says why and where the copy went."""
+    """The history file cannot be used as it is; the message says why and where the copy went.
+    `another_folder`: the message ends by suggesting another folder (a CLI names its option)."""
+
+    def __init__(self, message: str, another_folder: bool = False):
+        super().__init__(message)
+        self.another_folder = another_folder
 
 
 class _Locked(Exception):
@@ -100,6 +117,16 @@ LOCK_WAIT_SECONDS = 15.0
 
 def local_day(at: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(at))
+
+
+@dataclass(frozen=True)
+class Try:
+    """One graded answer within an attempt (a wrong NAT answer and its second try are two)."""
+
+    answer: str
+    at: float
+    correct: bool
+    misconception: str | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +148,7 @@ class Attempt:
     tries: int = 0
     seconds: float = 0.0
     rating: int | None = None
+    answers: tuple[Try, ...] = ()   # every graded answer, in order; `answer` is the last
 
 
 @dataclass
@@ -178,7 +206,7 @@ class History:
         copy = _backup(self.path, "corrupt")
         return HistoryError(
             f"history file {self.path} is damaged ({detail}); it was left untouched and copied to {copy.name}. "
-            f"Move it away to start a fresh history, or use --data-dir")
+            f"Move it away to start a fresh history, or keep the history in another folder", another_folder=True)
 
     def _open(self) -> sqlite3.Connection:
         """Connect, retrying while another session holds the file: switching to WAL does not
@@ -246,7 +274,7 @@ class History:
     @staticmethod
     def _is_ours(db: sqlite3.Connection) -> bool:
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return names <= {"sessions", "attempts", "cards", "reviews", "mocks"}
+        return names <= {"sessions", "attempts", "cards", "reviews", "mocks", "tries"}
 
     @staticmethod
     @contextmanager
@@ -307,7 +335,12 @@ class History:
                 (session_id, mode, at, local_day(at), attempt.question_id, attempt.template, attempt.topic,
                  attempt.kind, attempt.marks, attempt.difficulty, attempt.answer, attempt.outcome, attempt.score,
                  attempt.misconception, attempt.misconception_label, attempt.hints, attempt.tries, attempt.seconds, attempt.rating))
-            return int(cur.lastrowid)
+            attempt_id = int(cur.lastrowid)
+            conn.executemany(
+                "INSERT INTO tries(attempt_id, n, answered_at, answer, correct, misconception) VALUES (?,?,?,?,?,?)",
+                [(attempt_id, n, t.at, t.answer, int(t.correct), t.misconception)
+                 for n, t in enumerate(attempt.answers, 1)])
+            return attempt_id
 
         if db is not None:
             return insert(db)
@@ -327,6 +360,13 @@ class History:
     def sessions(self) -> list[sqlite3.Row]:
         return self._db.execute("SELECT * FROM sessions ORDER BY started_at, id").fetchall()
 
+    def tries(self) -> dict[int, list[sqlite3.Row]]:
+        """Every recorded try, by attempt id, in the order given."""
+        out: dict[int, list[sqlite3.Row]] = {}
+        for row in self._db.execute("SELECT * FROM tries ORDER BY attempt_id, n, id"):
+            out.setdefault(row["attempt_id"], []).append(row)
+        return out
+
     # --- cards (the FSRS schedule) -------------------------------------------
 
     def cards(self) -> dict[str, sqlite3.Row]:
@@ -336,15 +376,16 @@ class History:
         row = self._db.execute("SELECT card FROM cards WHERE key = ?", (key,)).fetchone()
         return json.loads(row["card"]) if row else None
 
-    def templates_with_misconceptions(self, tags: list[str]) -> list[str]:
-        """Templates where any of these misconceptions was hit, most recent first."""
+    def misconception_templates(self, tags: list[str]) -> list[tuple[str, str, float]]:
+        """(tag, template, when it was last hit there) for each template where one of these
+        misconceptions was hit."""
         if not tags:
             return []
         marks = ",".join("?" * len(tags))
         rows = self._db.execute(
-            f"SELECT template FROM attempts WHERE misconception IN ({marks}) GROUP BY template"
-            " ORDER BY max(answered_at) DESC", tags).fetchall()
-        return [r["template"] for r in rows]
+            f"SELECT misconception, template, max(answered_at) AS at FROM attempts WHERE misconception IN ({marks})"
+            " GROUP BY misconception, template", tags).fetchall()
+        return [(r["misconception"], r["template"], float(r["at"])) for r in rows]
 
     def save_card(self, key: str, card: dict, due_at: float, at: float, db: sqlite3.Connection) -> None:
         db.execute(
@@ -415,6 +456,12 @@ class EmptyHistory:
         return []
 
     def cards(self) -> dict:
+        return {}
+
+    def misconception_templates(self, tags) -> list:
+        return []
+
+    def tries(self) -> dict:
         return {}
 
     def reviews(self) -> list:
