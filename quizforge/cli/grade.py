@@ -56,6 +56,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
     from quizforge.challenges import load_challenge
+    from quizforge.cli import grade_view
     from quizforge.grading import results
     from quizforge.grading.grade import grade
     from quizforge.grading.sandbox import SandboxError, SandboxPolicy
@@ -87,7 +88,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     elif output_format == "junit":
         click.echo(results.junit(result))
     else:
-        render.console().print(results.table(result))
+        render.console().print(grade_view.table(result))
     if fail_under is not None and result.score < fail_under / 100 * result.max_score:
         raise click.exceptions.Exit(3)
 
