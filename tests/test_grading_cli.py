@@ -116,6 +116,7 @@ def test_grade_json_end_to_end(run_quiz, tmp_path):
     code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json",
                               "--memory-limit", "1GiB")
     assert code == 0, err
+    assert "hidden suite" not in err   # no progress on a pipe or with --format json
     data = json.loads(out)
     assert data["score"] < data["max_score"] and data["max_score"] > 0
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(data["tests"][0])

@@ -78,8 +78,12 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
         with Progress(quiet=output_format != "table") as progress:
             progress.step(f"grading {submission.name}: starting the sandbox and running the hidden suite "
                           f"of {challenge_id}")
+
+            def on_test(n: int, total: int) -> None:   # a no-op when Progress is quiet (piped, json)
+                progress.step(f"grading {submission.name}: running the hidden suite: test {n} of {total}")
+
             result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                           policy=SandboxPolicy(isolated=not unsafe))
+                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test)
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None
