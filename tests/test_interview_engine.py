@@ -165,7 +165,7 @@ def test_an_unknown_topic_names_the_topic_and_the_close_one_not_a_flag(history, 
     with pytest.raises(UnknownTopic) as caught:
         make(history, clock, topic="atention")
     message = str(caught.value)
-    assert message.startswith("no interview questions on the topic 'atention' (did you mean attention?); ")
+    assert message.startswith("unknown interview topic 'atention' (did you mean attention?); ")
     assert "--" not in message and caught.value.param == "topic"
 
 
@@ -173,7 +173,7 @@ def test_the_cli_names_its_flag_and_suggests_the_topic_in_one_line(tmp_path):
     done = run_quiz(tmp_path, "practice", "--interview", "--topic", "atention", input="")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith("error: --topic: no interview questions on the topic 'atention' "
+    assert done.stderr.startswith("error: --topic: unknown interview topic 'atention' "
                                   "(did you mean attention?); interview topics: architectures, attention, ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 

@@ -146,7 +146,7 @@ class UnknownTopic(InputError):
 
     def __init__(self, topic: str, known: list[str]):
         self.topic, self.known = topic, known
-        super().__init__(f"no interview questions on the topic {topic!r}{did_you_mean(topic, known)}; "
+        super().__init__(f"unknown interview topic {topic!r}{did_you_mean(topic, known)}; "
                          f"interview topics: {', '.join(known)}", param="topic")
 
 
