@@ -9,6 +9,7 @@ import pytest
 from grading_support import namespaces_available, write_submission
 from quizforge.challenges import challenge_ids
 from quizforge.cli import challenges as challenges_cli
+from quizforge.cli import grade_view
 from quizforge.grading import results
 from quizforge.grading.judge import SuiteResult
 from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
@@ -67,7 +68,7 @@ def test_table_has_points_status_message_and_total(suite_result):
     from rich.console import Console
 
     console = Console(width=120, record=True, color_system=None)
-    console.print(results.table(suite_result))
+    console.print(grade_view.table(suite_result))
     text = console.export_text()
     assert "test_wrong" in text and "0/3" in text and "failed" in text
     assert "[bold]x[/bold]" in text  # shown as written, never read as markup
@@ -115,6 +116,7 @@ def test_grade_json_end_to_end(run_quiz, tmp_path):
     code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json",
                               "--memory-limit", "1GiB")
     assert code == 0, err
+    assert "hidden suite" not in err   # no progress on a pipe or with --format json
     data = json.loads(out)
     assert data["score"] < data["max_score"] and data["max_score"] > 0
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(data["tests"][0])

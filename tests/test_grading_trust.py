@@ -119,12 +119,13 @@ def test_the_reference_is_not_in_the_sandbox_whatever_the_spelling(tmp_path, sou
 
 def test_the_judge_reads_nothing_the_submission_can_write(tmp_path):
     """The rewrite of results.py that once turned `return x` into 28/28: the package is not
-    there to write to, and the CLI has loaded what reports the result before anything runs."""
-    target = PACKAGE / "grading" / "results.py"
-    before = target.read_bytes()
+    there to write to, and the CLI has loaded what reports the result before anything runs
+    (the table's module, cli/grade_view.py, included)."""
+    target, view = PACKAGE / "grading" / "results.py", PACKAGE / "cli" / "grade_view.py"
+    before, view_before = target.read_bytes(), view.read_bytes()
     path = write_submission(tmp_path, f"""
         import os
-        for name in ({str(target)!r}, {str(PACKAGE / "grading" / "judge.py")!r}):
+        for name in ({str(target)!r}, {str(PACKAGE / "grading" / "judge.py")!r}, {str(view)!r}):
             try:
                 with open(name, "w") as f:
                     f.write("def gradescope(result, visibility=None):\\n    return {{'score': 28}}\\n")
@@ -140,7 +141,11 @@ def test_the_judge_reads_nothing_the_submission_can_write(tmp_path):
         return
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["score"] < 28
-    assert target.read_bytes() == before
+    assert target.read_bytes() == before and view.read_bytes() == view_before
+    table = quiz("grade", str(path), "--challenge", "softmax")
+    assert table.returncode == 0, table.stderr
+    assert "/28" in table.stdout and "28/28" not in table.stdout
+    assert view.read_bytes() == view_before
 
 
 # --- failing closed ----------------------------------------------------------------------

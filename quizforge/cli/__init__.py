@@ -51,6 +51,12 @@ def emit_json(payload: Any) -> None:
 
 # --- entry point -----------------------------------------------------------
 
+def _flag_prefix(exc: InputError) -> str:
+    """'--topic: ' for a library error about its `topic` parameter: every command passes an
+    option on to the library under the option's own name, so the name gives the flag."""
+    return f"--{exc.param.replace('_', '-')}: " if exc.param else ""
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run `quiz`; every user error becomes one line on stderr and exit status 2."""
     try:
@@ -67,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc.format_message()}", err=True)
         code = exc.exit_code
     except InputError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {_flag_prefix(exc)}{exc}", err=True)
         code = 2
     except KeyboardInterrupt:
         code = 143 if _terminated else 130

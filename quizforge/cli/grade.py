@@ -56,6 +56,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
     from quizforge.challenges import load_challenge
+    from quizforge.cli import grade_view
     from quizforge.grading import results
     from quizforge.grading.grade import grade
     from quizforge.grading.sandbox import SandboxError, SandboxPolicy
@@ -77,8 +78,12 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
         with Progress(quiet=output_format != "table") as progress:
             progress.step(f"grading {submission.name}: starting the sandbox and running the hidden suite "
                           f"of {challenge_id}")
+
+            def on_test(n: int, total: int) -> None:   # a no-op when Progress is quiet (piped, json)
+                progress.step(f"grading {submission.name}: running the hidden suite: test {n} of {total}")
+
             result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                           policy=SandboxPolicy(isolated=not unsafe))
+                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test)
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None
@@ -87,7 +92,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     elif output_format == "junit":
         click.echo(results.junit(result))
     else:
-        render.console().print(results.table(result))
+        render.console().print(grade_view.table(result))
     if fail_under is not None and result.score < fail_under / 100 * result.max_score:
         raise click.exceptions.Exit(3)
 

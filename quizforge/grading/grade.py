@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import time
 from pathlib import Path
+from typing import Callable
 
 from quizforge.challenges import Challenge, load_challenge
 from quizforge.errors import InputError
@@ -59,10 +60,13 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 
 
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
-          time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None) -> SuiteResult:
+          time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None,
+          progress: Callable[[int, int], None] | None = None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
-    `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it."""
+    `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
+    `progress(n, total)` is called as each hidden test begins (not when the submission is
+    rejected before it runs: then no test runs)."""
     from quizforge.grading.isolated import IsolatedSubmission
 
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
@@ -102,7 +106,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         submission.prelaunch()  # the worker imports torch while the judge collects the suite
         with single_thread():  # the judge's reference values are tiny tensors
             result = run_suite(challenge, submission, deadline=deadline, time_limit=limits.total_seconds,
-                               prepare=import_submission)
+                               prepare=import_submission, progress=progress)
     finally:
         submission.close()
     result.submission_output = submission.output.summary()

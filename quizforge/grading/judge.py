@@ -66,8 +66,11 @@ class _Plugin:
     """Provides the `submission` fixture and collects each test's outcome."""
 
     def __init__(self, challenge: Challenge, submission: Submission | None, deadline: float | None = None,
-                 limit_message: str = "timed out (suite limit)", prepare: Callable[[], str | None] | None = None):
+                 limit_message: str = "timed out (suite limit)", prepare: Callable[[], str | None] | None = None,
+                 progress: Callable[[int, int], None] | None = None):
         self.challenge = challenge
+        self.progress = progress
+        self.started = 0                         # tests begun so far, for `progress`
         self.submission = submission
         self.deadline = deadline
         self.limit_message = limit_message
@@ -106,6 +109,11 @@ class _Plugin:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             pytest.fail(self.limit_message, pytrace=False)
 
+    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+        if self.progress is not None:
+            self.started += 1
+            self.progress(self.started, len(self.collected))
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         name = report.nodeid.split("::")[-1]
         weight = self.challenge.weight(name)
@@ -132,19 +140,21 @@ def _pytest_args(challenge: Challenge) -> list[str]:
 
 def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str] | None = None, *,
               deadline: float | None = None, time_limit: float | None = None,
-              prepare: Callable[[], str | None] | None = None) -> SuiteResult:
+              prepare: Callable[[], str | None] | None = None,
+              progress: Callable[[int, int], None] | None = None) -> SuiteResult:
     """Run the hidden suite against `submission`; every collected test gets a result.
 
     `deadline` (time.monotonic()) or `time_limit` (seconds from now) bounds the whole
     suite: once past it, the tests not yet run fail with "timed out (suite limit ...)".
     `prepare` runs once the tests are collected; if it returns a message, every test
     fails with it (e.g. the submission could not be imported); what it raises is re-raised.
+    `progress(n, total)` is called as the n-th of the suite's `total` tests begins.
     """
     start = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = time.monotonic() + time_limit
     total = time_limit if time_limit is not None else challenge.total_timeout
-    plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare)
+    plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare, progress)
     exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
     if plugin.error is not None:
         raise plugin.error

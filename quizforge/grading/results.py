@@ -1,7 +1,8 @@
-"""A graded suite as a rich table, as Gradescope's results.json, or as JUnit XML.
+"""A graded suite as Gradescope's results.json or as JUnit XML, and the plain pieces the
+terminal table (quizforge/cli/grade_view.py) is drawn from.
 
 Messages and output come partly from the submission (exception texts, prints), so
-every renderer strips control characters, and the table never reads them as markup.
+every format strips control characters.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def clean(text: str) -> str:
     return _UNPRINTABLE.sub("?", text)
 
 
-def _points(value: float) -> str:
+def points(value: float) -> str:
     return f"{value:g}"
 
 
@@ -96,8 +97,8 @@ def junit(result: SuiteResult) -> str:
         "errors": "0", "skipped": str(skipped), "time": f"{result.duration:.3f}",
     })
     properties = ET.SubElement(suite, "properties")
-    ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
-    ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
+    ET.SubElement(properties, "property", {"name": "score", "value": points(result.score)})
+    ET.SubElement(properties, "property", {"name": "max_score", "value": points(result.max_score)})
     for name, value in _flat("sandbox", result.sandbox):
         ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
     for test in result.tests:
@@ -123,36 +124,3 @@ def shared_failure(result: SuiteResult) -> str | None:
         return None
     (message,) = messages
     return message or None
-
-
-def table(result: SuiteResult):
-    """A rich renderable: one row per test and a total line, then the grading's output."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
-    view = Table(title=f"quiz grade: {result.challenge}", title_justify="left")
-    view.add_column("test", overflow="fold")
-    view.add_column("points", justify="right")
-    view.add_column("status")
-    view.add_column("message", overflow="fold")
-    styles = {"passed": "green", "failed": "red", "skipped": "yellow"}
-    shared = shared_failure(result)
-    for test in result.tests:
-        message = "" if shared is not None and test.message == shared else clean(test.message)
-        view.add_row(Text(clean(test.name)), f"{_points(test.score)}/{_points(test.max_score)}",
-                     Text(test.status, style=styles.get(test.status, "")), Text(message))
-    view.add_section()
-    passed = sum(t.status == "passed" for t in result.tests)
-    view.add_row(Text("total", style="bold"), Text(f"{_points(result.score)}/{_points(result.max_score)}", style="bold"),
-                 f"{passed}/{len(result.tests)} passed", f"{result.duration:.1f} s")
-    parts: list[Any] = [view]
-    if shared is not None:
-        parts.insert(0, Text(f"Every test failed for one reason: {clean(shared)}", style="bold red"))
-    if result.output and (shared is None or result.output.strip() != shared.strip()):
-        parts.append(Text(clean(result.output)))
-    if result.submission_output:
-        parts.append(Text(clean(result.submission_output), style="dim"))
-    unsafe = result.sandbox.get("mode") == "unsafe"
-    parts.append(Text(sandbox_summary(result), style="bold red" if unsafe else "dim"))
-    return Group(*parts)

@@ -29,10 +29,10 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
             run_mock(history, reader, console, questions=questions, minutes=minutes, resume=resume, clock=clock)
         elif mode == "interview":
             from quizforge.practice.interview import Interview
-            from quizforge.practice.reports import interview_summary_view
+            from quizforge.practice.interview_screen import InterviewScreen
 
-            interview = Interview(history, reader, console, count=count, topic=topic, clock=clock)
-            console.print(interview_summary_view(interview.run()))
+            interview = Interview(history, count=count, topic=topic, clock=clock)
+            InterviewScreen(reader, console).run(interview)
         else:
             raise ValueError(mode)
     except KeyboardInterrupt:
