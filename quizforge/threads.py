@@ -13,7 +13,9 @@ from contextlib import contextmanager
 @contextmanager
 def single_thread():
     """Run the enclosed torch ops on one intra-op thread, then restore the setting."""
-    import torch
+    from quizforge.torch_import import import_torch
+
+    torch = import_torch()
 
     threads = torch.get_num_threads()
     if threads != 1:

@@ -111,7 +111,9 @@ def _measured(cfg, as_json: bool, what: str, make_report):
 
     with Progress(quiet=as_json) as progress:
         progress.step("importing torch")
-        import torch  # noqa: F401  (the report imports it anyway; this names the wait)
+        from quizforge.torch_import import import_torch
+
+        import_torch()  # the report imports it anyway; this names the wait, and Ctrl-C here exits cleanly
 
         progress.step(f"building {cfg.name or cfg.arch} and {what}")
         return make_report()

@@ -1,0 +1,43 @@
+"""Ctrl-C while torch is being imported (quizforge/torch_import.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+INTERRUPTED_DURING_IMPORT = textwrap.dedent("""
+    import os, signal, sys, threading, time
+    from quizforge.torch_import import import_torch
+
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()   # in the middle of a ~1 s import
+    started = time.monotonic()
+    try:
+        import_torch()
+        print("not interrupted")
+    except KeyboardInterrupt:
+        print(f"interrupted after {time.monotonic() - started:.2f} s")
+    # Interrupted inside its own import, torch is left broken ("SystemError: bad call flags");
+    # here its import was never interrupted, so cleanup code can still use it.
+    print(import_torch().tensor([1.0, 2.0]).sum().item())
+    sys.stdout.flush()
+    os._exit(130)
+""")
+
+
+def test_ctrl_c_during_the_torch_import_unwinds_at_once():
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_DURING_IMPORT], capture_output=True, text=True,
+                          timeout=60)
+    # An interrupt inside torch's own import would abort the process (-6) or leave it half imported.
+    assert done.returncode == 130, done.stderr[-2000:]
+    interrupted, works = done.stdout.splitlines()
+    assert interrupted.startswith("interrupted after "), done.stdout
+    assert float(interrupted.split()[2]) < 0.8   # the wait is interrupted; the import is not waited for
+    assert works == "3.0"
+
+
+def test_the_import_gives_torch():
+    done = subprocess.run([sys.executable, "-c", "from quizforge.torch_import import import_torch\n"
+                           "print(import_torch().tensor([1.0, 2.0]).sum().item())"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "3.0", done.stderr[-2000:]
