@@ -3,7 +3,8 @@
 The engine takes learner actions (Answer, Next, Prev, Goto, Mark, Clear, Palette, Submit,
 Confirm, Pause) and returns events, plain dataclasses; it reads no input and draws nothing,
 so a terminal screen (mock_screen.py) or a browser view can sit in front of it unchanged.
-It imports neither rich nor a terminal reader.
+It imports neither rich nor a terminal reader; the typed-command vocabulary (_GOTO,
+mistyped_command) sits here for any front end that takes typed commands.
 
 The paper is a list of question IDs, so it is stored in a line and regenerated on resume.
 Every answer, mark and move is saved as it happens, with the time used so far, and the
