@@ -65,9 +65,12 @@ def children():
 
 
 def test_mock_killed_with_sigkill_resumes_with_answers_and_clock(tmp_path, children):
+    from quizforge.practice.mock import CHECKPOINT_SECONDS
+
     child = spawn(tmp_path, "--mock", "gate", "--questions", "5", "--minutes", "30")
     children.append(child)
     q1 = wait_question(child, "Q1/5")
+    shown = time.monotonic()   # the clock started just before Q1 was drawn
     a1 = right_answer(q1)
     child.sendline(a1)
     q2 = wait_question(child, "Q2/5")
@@ -76,10 +79,13 @@ def test_mock_killed_with_sigkill_resumes_with_answers_and_clock(tmp_path, child
     q3 = wait_question(child, "Q3/5")
     child.sendline("m")
     child.expect_exact("marked for review")
-    time.sleep(0.3)
+    time.sleep(CHECKPOINT_SECONDS + 1.5)   # sitting at the prompt: only the checkpoints save the clock
+    used = time.monotonic() - shown
     kill(child)
 
     state = mock_row(tmp_path)
+    # The crash gives back at most one checkpoint interval of the time used (the README says so).
+    assert used - CHECKPOINT_SECONDS - 0.5 <= state["elapsed"] <= used + 0.5, (used, state["elapsed"])
     assert state["paper"][:3] == [q1, q2, q3]
     assert state["answers"] == {"0": a1, "1": a2} and state["marked"] == [2] and state["current"] == 2
     assert state["result"] is None
@@ -88,9 +94,9 @@ def test_mock_killed_with_sigkill_resumes_with_answers_and_clock(tmp_path, child
 
     child = spawn(tmp_path, "--resume")
     children.append(child)
-    child.expect(r"Resuming mock #\d+: 2/5 answered, (\d+):(\d\d) left")
+    child.expect(r"Resuming mock #1: 2/5 answered, (\d+):(\d\d) left")
     left = int(child.match.group(1)) * 60 + int(child.match.group(2))
-    assert left < 30 * 60
+    assert left == int(30 * 60 - state["elapsed"])   # what was saved, no more
     assert wait_question(child, "Q3/5 · marked for review") == q3
     child.sendline("submit")
     child.expect_exact("type submit again to hand the paper in")
@@ -180,5 +186,37 @@ def test_mock_countdown_ticks_at_the_bottom_of_the_screen_in_tmux(tmp_path):
         before = int(first[1]) * 60 + int(first[2])
         after = int(later[1]) * 60 + int(later[2])
         assert before <= 5 * 60 and 1 <= before - after <= 4, (first[0], later[0])
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, env=env, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_resumed_mock_shows_one_time_in_header_and_toolbar_in_tmux(tmp_path):
+    paused = run_quiz(tmp_path, "practice", "--mock", "gate", "--questions", "3", "--minutes", "5", input="q\n")
+    assert paused.returncode == 0 and "Mock paused" in paused.stdout, paused.stdout + paused.stderr
+    socket = f"quizforge-test-{uuid.uuid4().hex[:12]}"
+    tmux = ["tmux", "-L", socket]
+    env = quiz_env(tmp_path)
+    env.pop("NO_COLOR", None)
+    env.pop("PROMPT_TOOLKIT_NO_CPR", None)
+    env.pop("TMUX", None)
+    command = " ".join(["env", "-u", "PROMPT_TOOLKIT_NO_CPR", f"QUIZFORGE_HOME={tmp_path}", sys.executable,
+                        "-m", "quizforge", "practice", "--resume", "1"])
+    header = re.compile(r"Resuming mock #1: 0/3 answered, (\d+):(\d\d) left")
+    status = re.compile(r"⏱ (\d+):(\d\d) left  ·  question 1 of 3")
+    try:
+        subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "quiz",
+                        command], check=True, env=env, timeout=10)
+        deadline = time.monotonic() + 15
+        head = bar = None
+        while time.monotonic() < deadline and not (head and bar):
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "quiz"], capture_output=True, text=True,
+                                    env=env, timeout=10).stdout
+            head, bar = header.search(screen), status.search(screen)
+            time.sleep(0.1)
+        assert head and bar, screen
+        shown = int(head[1]) * 60 + int(head[2])
+        ticking = int(bar[1]) * 60 + int(bar[2])
+        assert 0 <= shown - ticking <= 2, (head[0], bar[0])
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, env=env, timeout=10)

@@ -238,6 +238,34 @@ def test_mock_history_best_last_and_change(history):
     assert (entry["correct"], entry["answered"], entry["questions"], entry["status"]) == (6, 8, 10, "submitted")
 
 
+def test_paused_mocks_are_listed_with_the_numbers_resume_takes(history):
+    history.start_session("drill", {}, at(-30))          # session ids are not mock numbers
+    first = mock(history, at(-20), 40, 100)
+    paused = mock(history, at(-5), 0, 0, result=False)
+    state = history.paused_mocks()[0]
+    state.answers, state.marked, state.elapsed = {0: "12", 3: "a"}, {3}, 180 * 60 - 1880.5
+    history.save_mock(state)
+    history.end_session(paused, "quit", at(-5))
+
+    mocks = compute_stats(history, NOW)["mocks"]
+    assert [(m["number"], m["session_id"]) for m in mocks["history"]] == [(1, first)]
+    assert mocks["unfinished"] == 1
+    assert mocks["paused"] == [{"number": 2, "session_id": paused, "exam": "gate-da", "day": day(-5), "answered": 2,
+                                "marked": 1, "questions": 10, "seconds_left": 1880.5, "minutes_allowed": 180}]
+    text = render(stats_view(compute_stats(history, NOW)))
+    assert "Paused mocks" in text and "quiz practice --resume N" in text
+    (row,) = [line for line in text.splitlines() if "2 of 10" in line]
+    assert row.split("│")[1].strip() == "2" and "31:20 of 3:00:00" in row
+    mock_row = next(line for line in text.splitlines() if "40 / 100" in line)
+    assert mock_row.split("│")[1].strip() == "1"   # the mock's number, not its session id (2)
+
+
+def test_a_history_with_only_a_paused_mock_is_not_empty(history):
+    mock(history, at(-1), 0, 0, result=False)
+    text = render(stats_view(compute_stats(history, NOW)))
+    assert text.strip() != EMPTY_MESSAGE and "Paused mocks" in text
+
+
 def test_one_mock_has_no_change(history):
     mock(history, at(-2), 30, 50)
     mocks = compute_stats(history, NOW)["mocks"]
@@ -254,7 +282,8 @@ def test_empty_history(history):
     assert stats["streak"] == {"current": 0, "longest": 0, "active_days": 0, "last_active_day": None}
     assert stats["due"]["now"] == 0 and stats["due"]["total_cards"] == 0
     assert [f["count"] for f in stats["due"]["forecast"]] == [0] * 14
-    assert stats["mocks"] == {"history": [], "best": None, "last": None, "change": None, "unfinished": 0}
+    assert stats["mocks"] == {"history": [], "best": None, "last": None, "change": None, "unfinished": 0,
+                              "paused": []}
     assert json.loads(json.dumps(stats)) == stats
 
 

@@ -29,6 +29,13 @@ def history_error(exc) -> str:
     return f"{exc} (--data-dir PATH)" if getattr(exc, "another_folder", False) else str(exc)
 
 
+def _resume(text: str | None) -> bool | str:
+    """--resume → True (the last paused mock); --resume 3 → "3", checked against the paused mocks."""
+    if text is None:
+        return False
+    return True if text == "last" else text
+
+
 @cli.command()
 @click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
@@ -40,7 +47,8 @@ def history_error(exc) -> str:
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
-@click.option("--resume", is_flag=True, help="Continue the last interrupted mock, with its clock.")
+@click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
+              help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
 def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, interview, resume, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
@@ -65,7 +73,7 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
     mode = "mock" if (mock or resume) else "interview" if interview else "drill"
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
-                            new_per_day=new_per_day, questions=questions, minutes=minutes, resume=resume)
+                            new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume))
     except NoTemplates as exc:
         raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
                          f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None

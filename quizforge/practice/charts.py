@@ -16,6 +16,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.practice.timefmt import clock_text
+
 EMPTY_MESSAGE = "No history yet — run `quiz practice`."
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -190,6 +192,25 @@ def _misconceptions_table(stats: dict) -> Table | None:
     return table
 
 
+def _paused_view(stats: dict) -> Group | None:
+    """Mocks paused or interrupted: each can be resumed with its number."""
+    paused = stats["mocks"]["paused"]
+    if not paused:
+        return None
+    table = Table(title="Paused mocks", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("started")
+    table.add_column("answered", justify="right")
+    table.add_column("marked", justify="right")
+    table.add_column("left", justify="right")
+    for m in paused:
+        table.add_row(str(m["number"]), m["day"], f"{m['answered']} of {m['questions']}", str(m["marked"]),
+                      f"{clock_text(m['seconds_left'])} of {clock_text(m['minutes_allowed'] * 60)}")
+    last = paused[-1]["number"]
+    hint = Text(f"continue one with: quiz practice --resume N (plain --resume continues #{last})", style="dim")
+    return Group(table, hint)
+
+
 def _mocks_view(stats: dict) -> Group | None:
     mocks = stats["mocks"]
     history = mocks["history"]
@@ -206,7 +227,7 @@ def _mocks_view(stats: dict) -> Group | None:
     table.add_column("status")
     for m in history:
         p = m["percent"]
-        table.add_row(str(m["session_id"]), m["day"], f"{m['score']:g} / {m['max']:g}",
+        table.add_row(str(m["number"]), m["day"], f"{m['score']:g} / {m['max']:g}",
                       Text("–" if p is None else f"{p:.1f}", style=colour(None if p is None else p / 100)),
                       f"-{m['negative']:g}" if m["negative"] else "0",
                       f"{m['correct']} / {m['answered']} / {m['questions']}",
@@ -228,7 +249,7 @@ def _mocks_view(stats: dict) -> Group | None:
 def stats_view(stats: dict) -> Group:
     """Every section of `stats` that has something to show."""
     if stats.get("empty") or (not stats["totals"]["attempts"] and not stats["due"]["total_cards"]
-                              and not stats["mocks"]["history"]):
+                              and not stats["mocks"]["history"] and not stats["mocks"]["paused"]):
         return Group(Text(EMPTY_MESSAGE))
     parts: list[Any] = [_totals_line(stats), _streak_line(stats)]
     if stats["topics"]:
@@ -236,7 +257,7 @@ def stats_view(stats: dict) -> Group:
     interview = _interview_line(stats)
     if interview is not None:
         parts += [Text(), interview]
-    for section in (_due_view(stats), _misconceptions_table(stats), _mocks_view(stats)):
+    for section in (_due_view(stats), _misconceptions_table(stats), _mocks_view(stats), _paused_view(stats)):
         if section is not None:
             parts += [Text(), section]
     return Group(*parts)

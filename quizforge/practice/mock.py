@@ -1,32 +1,39 @@
-"""A GATE-style mock paper: timed, navigable, marked the GATE way, and resumable.
+"""The GATE mock engine: a timed paper, navigated and marked the GATE way, and resumable.
+
+The engine takes learner actions (Answer, Next, Prev, Goto, Mark, Clear, Palette, Submit,
+Confirm, Pause) and returns events, plain dataclasses; it reads no input and draws nothing,
+so a terminal screen (mock_screen.py) or a browser view can sit in front of it unchanged.
+It imports neither rich nor a terminal reader; the typed-command vocabulary (_GOTO,
+mistyped_command) sits here for any front end that takes typed commands.
 
 The paper is a list of question IDs, so it is stored in a line and regenerated on resume.
-Every answer, mark and move is saved as it happens, with the time used so far; a
-mock never touches the spaced-repetition schedule.
+Every answer, mark and move is saved as it happens, with the time used so far, and the
+clock is checkpointed every CHECKPOINT_SECONDS in between (see Heartbeat); a mock never
+touches the spaced-repetition schedule.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+import sqlite3
+import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import Callable, Union
 
 from quizforge.answers import AnswerError
 from quizforge.errors import InputError
 from quizforge.practice.prefetch import Prefetcher
 from quizforge.practice.store import Attempt, History, MockState
-from quizforge.practice.terminal import EOF, TIMEOUT
-from quizforge.practice.view import clock_text, keys_line
+from quizforge.practice.timefmt import clock_text
 
 DEFAULT_QUESTIONS = 20
 GATE_MINUTES_PER_QUESTION = 180 / 65      # GATE DA: 65 questions in 3 hours
 GATE_ONE_MARK_SHARE = 30 / 65             # 30 one-mark and 35 two-mark questions
+# How often the clock is saved between actions: a crash (kill -9, a closed terminal, a power
+# cut) gives back at most this much of the time used. The README quotes it.
+CHECKPOINT_SECONDS = 5.0
 
 _GOTO = re.compile(r"(?:g|go|goto|#)\s*(\d+)")
 # A line that starts like a go-to but is not one ("g", "g abc", "goto x"): a command typed wrong.
@@ -155,26 +162,197 @@ def _key_text(question) -> str:
     return markdown_to_terminal(question.answer_md)
 
 
-class MockExam:
-    """One sitting of a mock paper, new or resumed."""
+# --- actions: what the learner does ------------------------------------------
 
-    def __init__(self, history: History, reader, console: Console, state: MockState,
-                 clock: Callable[[], float] = time.time):
+@dataclass(frozen=True)
+class Answer:
+    text: str
+
+
+@dataclass(frozen=True)
+class Next:
+    """To the next question (after the last: the first)."""
+
+
+@dataclass(frozen=True)
+class Prev:
+    """To the previous question (before the first: the last)."""
+
+
+@dataclass(frozen=True)
+class Goto:
+    number: int   # 1-based, as the paper numbers its questions
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Mark the question on screen for review, or unmark it."""
+
+
+@dataclass(frozen=True)
+class Clear:
+    """Clear the answer to the question on screen."""
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Ask for the question palette."""
+
+
+@dataclass(frozen=True)
+class Submit:
+    """Hand the paper in; with questions open, the engine asks for Confirm first."""
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """Yes, hand it in (after SubmitAsked; on its own it is a Submit)."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Stop here; the mock can be resumed with its clock."""
+
+
+Action = Union[Answer, Next, Prev, Goto, Mark, Clear, Palette, Submit, Confirm, Pause]
+
+
+# --- events: what the front end shows -------------------------------------------
+
+@dataclass(frozen=True)
+class Shown:
+    """This question is now on screen (show it, its flags and the answer kept for it)."""
+    index: int
+    total: int
+    marked: bool
+    answer: str | None
+
+
+@dataclass(frozen=True)
+class Saved:
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """The answer cannot be read for this question's kind; nothing was saved."""
+    index: int
+    message: str
+
+
+@dataclass(frozen=True)
+class NoSuchQuestion:
+    number: int
+    total: int
+
+
+@dataclass(frozen=True)
+class MarkChanged:
+    index: int
+    marked: bool
+
+
+@dataclass(frozen=True)
+class Cleared:
+    index: int
+
+
+PALETTE_STATES = ("answered", "not answered", "not visited", "marked for review", "answered and marked")
+
+
+@dataclass(frozen=True)
+class PaletteCell:
+    number: int
+    state: str      # one of PALETTE_STATES
+    current: bool
+
+
+@dataclass(frozen=True)
+class PaletteShown:
+    cells: tuple[PaletteCell, ...]
+    answered: int
+    marked: int
+    total: int
+    seconds_left: float
+
+
+@dataclass(frozen=True)
+class SubmitAsked:
+    """Questions are open: as GATE's interface does, say how many before the paper is handed in."""
+    unanswered: int
+    marked: int
+
+
+@dataclass(frozen=True)
+class LastQuestion:
+    """An answer was saved on the last question; there is nowhere to move on to."""
+    unanswered: int
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The sitting is over: 'submitted', 'timed_out' (call finish() for the result) or 'paused'."""
+    how: str
+    seconds_left: float
+
+
+Event = Union[Shown, Saved, Unreadable, NoSuchQuestion, MarkChanged, Cleared, PaletteShown, SubmitAsked,
+              LastQuestion, Ended]
+
+
+def palette_state(state: MockState, i: int) -> str:
+    """As GATE's palette colours question i."""
+    answered, marked = i in state.answers, i in state.marked
+    if marked:
+        return PALETTE_STATES[4] if answered else PALETTE_STATES[3]
+    return PALETTE_STATES[0] if answered else PALETTE_STATES[1] if i in state.visited else PALETTE_STATES[2]
+
+
+# --- the engine -------------------------------------------------------------------
+
+class MockEngine:
+    """One sitting of a mock paper, new or resumed. Thread-safe: a Heartbeat (or a web server's
+    threads) may call it while the front end waits for the learner."""
+
+    def __init__(self, history: History, state: MockState, clock: Callable[[], float] = time.time):
         self.history = history
-        self.reader = reader
-        self.console = console
         self.state = state
         self.clock = clock
         self.prefetcher = Prefetcher()
+        self.lock = threading.RLock()
+        self.ended: str | None = None
         self._questions: dict[int, object] = {}
-        self._tick = clock()
+        self._tick: float | None = None    # None until start(): the clock is stopped
+        self._asked = False                # a SubmitAsked waits for Confirm
 
-    # --- time ---------------------------------------------------------------
+    # --- the clock ------------------------------------------------------------
+
+    def start(self) -> list[Event]:
+        """Start the clock with the question on screen. Get that question (question(current))
+        first, so that the time taken to make it is not charged."""
+        with self.lock:
+            self._tick = self.clock()
+            self.state.visited.add(self.state.current)
+            return [self._shown()]
+
+    def time_left(self) -> float:
+        """Seconds left now: the one number every front end shows (header, toolbar, palette)."""
+        with self.lock:
+            running = 0.0 if self._tick is None or self.ended else max(0.0, self.clock() - self._tick)
+            return max(0.0, self.state.remaining - running)
+
+    def deadline(self) -> float:
+        """When time runs out, on the engine's clock."""
+        with self.lock:
+            return (self.clock() if self._tick is None else self._tick) + self.state.remaining
 
     def _account(self) -> None:
-        """Charge the time since the last action to the clock and to the question on screen."""
+        """Charge the time since the last charge to the clock and to the question on screen."""
+        if self._tick is None or self.ended:
+            return
         now = self.clock()
-        spent = max(0.0, now - self._tick)
+        spent = min(max(0.0, now - self._tick), self.state.remaining)   # never past the time allowed
         self._tick = now
         self.state.elapsed += spent
         i = self.state.current
@@ -184,226 +362,203 @@ class MockExam:
         self._account()
         self.history.save_mock(self.state)
 
-    def _status(self) -> str:
-        s = self.state
-        left = s.remaining - max(0.0, self.clock() - self._tick)
-        return (f"⏱ {clock_text(left)} left  ·  question {s.current + 1} of {len(s.paper)}  ·  "
-                f"answered {len(s.answers)}  ·  marked {len(s.marked)}")
+    def checkpoint(self) -> None:
+        """Save the time used so far; nothing else changes. Called every few seconds."""
+        with self.lock:
+            if self._tick is not None and not self.ended:
+                self._save()
 
-    # --- questions ----------------------------------------------------------
+    def poll(self) -> list[Event]:
+        """[Ended('timed_out')] once time is up (the paper is then handed in as it is), else []."""
+        with self.lock:
+            if self.ended:
+                return [Ended(self.ended, self.time_left())]
+            if self._tick is not None and self.state.remaining - (self.clock() - self._tick) <= 0:
+                return self._end("timed_out")
+            return []
+
+    def _end(self, how: str) -> list[Event]:
+        self._save()
+        self.ended = how
+        if how == "paused":
+            self.history.end_session(self.state.session_id, "quit", self.clock())
+        return [Ended(how, self.state.remaining)]
+
+    # --- questions --------------------------------------------------------------
 
     def question(self, i: int):
+        """Question i of the paper, made on first use (those ahead are made in the background)."""
         if i not in self._questions:
             self._questions[i] = self.prefetcher.get(self.state.paper[i])
         return self._questions[i]
 
-    def _prefetch_all(self) -> None:
+    def prefetch_rest(self) -> None:
         for i, qid in enumerate(self.state.paper):
             if i not in self._questions:
                 self.prefetcher.prefetch(qid)
 
-    def _show(self) -> None:
-        from quizforge import render_question as render
-
-        i = self.state.current
-        q = self.question(i)
-        self.state.visited.add(i)
-        self._status_line = lambda: self._status()   # a new status per question: a pipe prints it once
-        flags = []
-        if i in self.state.marked:
-            flags.append("marked for review")
-        self.console.print()
-        self.console.print(render.question_panel(q, f"Q{i + 1}/{len(self.state.paper)}"
-                                                    + (f" · {', '.join(flags)}" if flags else "")))
-        if i in self.state.answers:
-            self.console.print(Text.assemble(("your answer: ", "bold"), self.state.answers[i]))
-
-    # --- the loop -----------------------------------------------------------
-
-    def run(self) -> str:
-        """Until submitted, timed out or paused; returns 'submitted', 'timed_out' or 'paused'."""
-        self.console.print(keys_line("n next", "p previous", "g N go to", "m mark for review", "x clear",
-                                     "l palette", "submit", "q pause"))
-        self._show()
-        self.reader.prepare()
-        self._tick = self.clock()   # the clock starts with the first question on screen
-        self._prefetch_all()        # the rest of the paper, behind the first question (pulls in torch/sympy)
-        return self._loop()
-
-    def questions(self) -> list:
-        """The whole paper, then the background thread is let go."""
-        paper = [self.question(i) for i in range(len(self.state.paper))]
+    def close(self) -> None:
         self.prefetcher.close()
-        return paper
 
-    def _move(self, to: int) -> None:
-        self._account()   # charged to the question being left
-        self.state.current = max(0, min(len(self.state.paper) - 1, to))
-        self.history.save_mock(self.state)
-        self._show()
+    # --- actions ------------------------------------------------------------------
 
-    def _loop(self) -> str:
-        s = self.state
-        confirm_submit = False
-        while True:
-            if s.remaining - (self.clock() - self._tick) <= 0:
-                self._save()
-                return "timed_out"
-            deadline = self._tick + s.remaining
-            line = self.reader.read("answer or command › ", deadline=deadline, status=self._status_line)
-            if line == TIMEOUT:
-                self._save()
-                return "timed_out"
-            if line == EOF or line.lower() in ("q", "quit", "pause"):
-                self._save()
-                return "paused"
-            key = line.lower()
-            goto = _GOTO.fullmatch(key)
-            if key != "submit":
-                confirm_submit = False
-            if key in ("", "n", "next", "s"):
-                self._move(s.current + 1 if s.current + 1 < len(s.paper) else 0)
-            elif key in ("p", "prev", "previous"):
-                self._move(s.current - 1 if s.current else len(s.paper) - 1)
-            elif goto:
-                target = int(goto.group(1))
-                if not 1 <= target <= len(s.paper):
-                    self.console.print(f"✗ there is no question {target}: the paper has 1–{len(s.paper)}",
-                                       style="yellow")
-                    continue
-                self._move(target - 1)
-            elif key in ("m", "mark"):
+    def act(self, action: Action) -> list[Event]:
+        """Apply one learner action; returns what happened, in order. After the time is up the
+        action is not applied: the paper is handed in as it was."""
+        with self.lock:
+            if self._tick is None:
+                raise RuntimeError("start() the mock before acting on it")
+            over = self.poll()
+            if over:
+                return over
+            asked, self._asked = self._asked, False
+            s = self.state
+            total = len(s.paper)
+            if isinstance(action, Answer):
+                return self._answer(action.text)
+            if isinstance(action, Next):
+                return self._move(s.current + 1 if s.current + 1 < total else 0)
+            if isinstance(action, Prev):
+                return self._move(s.current - 1 if s.current else total - 1)
+            if isinstance(action, Goto):
+                if not 1 <= action.number <= total:
+                    return [NoSuchQuestion(action.number, total)]
+                return self._move(action.number - 1)
+            if isinstance(action, Mark):
                 s.marked.symmetric_difference_update({s.current})
                 self._save()
-                self.console.print("marked for review" if s.current in s.marked else "unmarked", style="magenta")
-            elif key in ("x", "clear"):   # not "c": that is an option letter
+                return [MarkChanged(s.current, s.current in s.marked)]
+            if isinstance(action, Clear):
                 s.answers.pop(s.current, None)
                 self._save()
-                self.console.print("answer cleared", style="dim")
-            elif key in ("l", "palette"):
+                return [Cleared(s.current)]
+            if isinstance(action, Palette):
                 self._account()
-                self.console.print(palette_view(s))
-            elif key == "submit":
-                unanswered = len(s.paper) - len(s.answers)
-                if (unanswered or s.marked) and not confirm_submit:
-                    # As GATE's interface does: say what is open before the paper is handed in.
-                    confirm_submit = True
-                    self.console.print(f"{unanswered} unanswered · {len(s.marked)} marked for review · type submit "
-                                       "again to hand the paper in, anything else to go on", style="yellow")
-                    continue
-                self._save()
-                return "submitted"
-            elif key in ("h", "e"):
-                self.console.print("no hints or solutions during a mock: they come with the report", style="dim")
-            elif mistyped_command(key):
-                self.console.print(f"✗ {mistyped_command(key)}", style="yellow")
-            else:
-                try:
-                    from quizforge.bank.grading import grade
+                return [self.palette()]
+            if isinstance(action, (Submit, Confirm)):
+                unanswered = total - len(s.answers)
+                if (unanswered or s.marked) and not (isinstance(action, Confirm) and asked):
+                    self._asked = True
+                    return [SubmitAsked(unanswered, len(s.marked))]
+                return self._end("submitted")
+            if isinstance(action, Pause):
+                return self._end("paused")
+            raise TypeError(f"not a mock action: {action!r}")
 
-                    grade(self.question(s.current), line)   # readable? (the verdict stays hidden)
-                except AnswerError as exc:
-                    self.console.print(f"✗ {exc}", style="yellow")
-                    continue
-                s.answers[s.current] = line
-                self._save()
-                self.console.print(f"saved: {line}", style="green")
-                if s.current + 1 < len(s.paper):
-                    self._move(s.current + 1)   # GATE's "save & next"
-                else:
-                    unanswered = len(s.paper) - len(s.answers)
-                    self.console.print(f"that was the last question · {unanswered} unanswered · "
-                                       "type submit to finish, or g N to go back", style="dim")
+    def _shown(self) -> Shown:
+        s = self.state
+        return Shown(s.current, len(s.paper), s.current in s.marked, s.answers.get(s.current))
 
+    def _move(self, to: int) -> list[Event]:
+        self._account()   # charged to the question being left
+        self.state.current = to
+        self.state.visited.add(to)
+        self.history.save_mock(self.state)
+        return [self._shown()]
 
-PALETTE_LEGEND = (("●", "answered", "green"), ("○", "not answered", "red"), ("·", "not visited", "dim"),
-                  ("◆", "marked for review", "magenta"), ("◈", "answered and marked (evaluated)", "magenta"))
+    def _answer(self, text: str) -> list[Event]:
+        from quizforge.bank.grading import grade
 
+        s = self.state
+        try:
+            grade(self.question(s.current), text)   # readable? (the verdict stays hidden until the report)
+        except AnswerError as exc:
+            return [Unreadable(s.current, str(exc))]
+        s.answers[s.current] = text
+        self._save()
+        events: list[Event] = [Saved(s.current, text)]
+        if s.current + 1 < len(s.paper):
+            return events + self._move(s.current + 1)   # GATE's "save & next"
+        return events + [LastQuestion(len(s.paper) - len(s.answers))]
 
-def palette_status(state: MockState, i: int) -> int:
-    """Index into PALETTE_LEGEND, as GATE's palette colours a question."""
-    answered, marked = i in state.answers, i in state.marked
-    if marked:
-        return 4 if answered else 3
-    return 0 if answered else 1 if i in state.visited else 2
+    def palette(self) -> PaletteShown:
+        s = self.state
+        cells = tuple(PaletteCell(i + 1, palette_state(s, i), i == s.current) for i in range(len(s.paper)))
+        return PaletteShown(cells, len(s.answers), len(s.marked), len(s.paper), self.time_left())
 
+    # --- the end -------------------------------------------------------------------
 
-def palette_view(state: MockState) -> Table:
-    """GATE's question palette, with a symbol for each state so it reads without colour too."""
-    table = Table.grid(padding=(0, 2))
-    cells = []
-    for i in range(len(state.paper)):
-        symbol, _, style = PALETTE_LEGEND[palette_status(state, i)]
-        pointer = "›" if i == state.current else " "
-        cells.append(Text(f"{pointer}{i + 1:>2} {symbol}", style=style + (" bold" if i == state.current else "")))
-    for row in range(0, len(cells), 10):
-        table.add_row(*cells[row:row + 10])
-    legend = Text("  ".join(f"{symbol} {label}" for symbol, label, _ in PALETTE_LEGEND), style="dim")
-    outer = Table.grid()
-    outer.add_row(table)
-    outer.add_row(legend)
-    outer.add_row(Text(f"{len(state.answers)}/{len(state.paper)} answered · {len(state.marked)} marked · "
-                       f"{clock_text(state.remaining)} left"))
-    return outer
+    def finish(self) -> tuple[dict, list[dict]]:
+        """Mark a submitted or timed-out paper and record it: (the result, earlier mocks' results)."""
+        with self.lock:
+            if self.ended not in ("submitted", "timed_out"):
+                raise RuntimeError(f"finish() needs a submitted paper, not {self.ended!r}")
+            questions = [self.question(i) for i in range(len(self.state.paper))]
+            self.prefetcher.close()
+            result, marked = mark_paper(self.state, questions)
+            result.update(status=self.ended, submitted_at=self.clock())
+            earlier = [m.result for _, m in self.history.mocks()
+                       if m.result and m.session_id != self.state.session_id]
+            self.state.result = result
+            _finish(self.history, self.state, marked, self.ended, self.clock())
+            return result, earlier
 
 
-def _finish(history: History, state: MockState, marked: list[MarkedAnswer], status: str, at: float) -> None:
-    """In one transaction: the result, the attempts (for stats) and the session's end.
-    FSRS cards are left alone: a mock is cramming, not review."""
-    with history.transaction() as db:
-        history.save_mock(state, db)
-        history.end_session(state.session_id, status, at, db)
-        for m in marked:
-            q, v = m.question, m.verdict
-            outcome = "unanswered" if v is None else "correct" if v.correct else "wrong"
-            miss = v.misconception if v is not None and not v.correct else None
-            history.record_attempt(state.session_id, "mock", Attempt(
-                question_id=q.id, template=q.template, topic=q.topic, kind=q.kind, outcome=outcome, marks=q.marks,
-                difficulty=q.difficulty, answer=m.answer, score=v.marks if v else 0.0,
-                misconception=miss.tag if miss else None, misconception_label=miss.label if miss else None,
-                tries=1 if v else 0, seconds=round(state.spent.get(m.index, 0.0), 1)), at, db=db)
+class Heartbeat:
+    """Checkpoints an engine's clock every `every` seconds on a daemon thread, also while the
+    learner sits at a prompt, so that a crash gives back at most that much time. A failed
+    write (the file busy for too long) is skipped: the next action saves again and reports it."""
+
+    def __init__(self, engine: MockEngine, every: float = CHECKPOINT_SECONDS):
+        self.engine = engine
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="quizforge-mock-clock", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.engine.checkpoint()
+            except (sqlite3.Error, InputError):
+                pass
+
+    def __enter__(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.every + 5)
 
 
-def run_mock(history: History, reader, console: Console, *, questions: int | None, minutes: float | None,
-             resume: bool, clock: Callable[[], float] = time.time) -> str:
-    if resume:
-        state = history.open_mock()
-        if state is None:
-            raise InputError("there is no interrupted mock to resume: start one with quiz practice --mock gate")
-        console.print(f"Resuming mock #{state.session_id}: {len(state.answers)}/{len(state.paper)} answered, "
-                      f"{clock_text(state.remaining)} left", style="bold")
-        history.reopen_session(state.session_id)
+# --- choosing the mock to sit ----------------------------------------------------------
+
+def mock_summary(state: MockState) -> str:
+    """'#3 (12 of 20 answered, 31:20 left)'."""
+    return (f"#{state.number} ({len(state.answers)} of {len(state.paper)} answered, "
+            f"{clock_text(state.remaining)} left)")
+
+
+def paused_list(paused: list[MockState]) -> str:
+    return ", ".join(mock_summary(m) for m in paused)
+
+
+def paused_mock(history: History, wanted: int | str | None = None) -> MockState:
+    """The paused mock to resume: the newest, or mock number `wanted` ('3' and '#3' do too).
+    Reopens its session. Anything else is an InputError naming the paused mocks."""
+    paused = history.paused_mocks()
+    what = "there is no interrupted mock to resume" if wanted is None else f"there is no paused mock {wanted}"
+    if not paused:
+        raise InputError(f"{what}: no mock is paused; start one with quiz practice --mock gate")
+    if wanted is None:
+        state = paused[-1]
     else:
-        n = questions or DEFAULT_QUESTIONS
-        minutes = minutes or default_minutes(n)
-        paper = compose_paper(n)
-        session_id = history.start_session("mock", {"exam": "gate", "questions": n, "minutes": minutes}, clock())
-        state = MockState(session_id, "gate", paper, minutes)
-        history.create_mock(state)
-        console.print(Text.assemble(("GATE mock", "bold"), f" · {n} questions · {clock_text(minutes * 60)} · "
-                                    "MCQ wrong: −⅓ of its marks · MSQ and NAT: no negative marks"))
-    exam = MockExam(history, reader, console, state, clock)
-    try:
-        how = exam.run()
-    except BaseException:   # Ctrl-C: keep the time used so far; the mock stays open for --resume
-        exam.prefetcher.close()
-        exam._save()
-        raise
-    if how == "paused":
-        exam.prefetcher.close()
-        history.end_session(state.session_id, "quit", clock())
-        console.print(f"\nMock paused with {clock_text(state.remaining)} left · "
-                      "continue with: quiz practice --resume", style="bold yellow")
-        return how
-    if how == "timed_out":
-        console.print("\n⏱ Time is up: the paper is submitted.", style="bold red")
-    questions_list = exam.questions()
-    result, marked = mark_paper(state, questions_list)
-    result.update(status=how, submitted_at=clock())
-    earlier = [m.result for _, m in history.mocks() if m.result and m.session_id != state.session_id]
-    state.result = result
-    _finish(history, state, marked, how, clock())
-    from quizforge.practice.mock_report import mock_report_view
+        text = str(wanted).strip().lstrip("#")
+        state = next((m for m in paused if text.isdigit() and m.number == int(text)), None)
+        if state is None:
+            raise InputError(f"{what}; paused: {paused_list(paused)}")
+    history.reopen_session(state.session_id)
+    return state
 
-    console.print(mock_report_view(result, earlier))
-    return how
+
+def new_mock(history: History, questions: int | None, minutes: float | None,
+             clock: Callable[[], float] = time.time) -> MockState:
+    """Compose a paper and record it, unstarted: the clock starts when a front end starts the engine."""
+    n = questions or DEFAULT_QUESTIONS
+    minutes = minutes or default_minutes(n)
+    paper = compose_paper(n)
+    session_id = history.start_session("mock", {"exam": "gate", "questions": n, "minutes": minutes}, clock())
+    state = MockState(session_id, "gate", paper, minutes)
+    history.create_mock(state)
+    return state
+

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rich import box
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -40,33 +41,50 @@ def _question_cell(question_id: str) -> Text:
     return Text.assemble(title, "\n", (question_id, "dim"))
 
 
-def mock_report_view(result: dict, earlier: list[dict]) -> Group:
-    parts: list = [Text("")]
+# Below this width the tables would cut cells (the marks column first); blocks of text wrap instead.
+WIDE_REPORT = 100
+
+
+def _head(result: dict) -> Table:
     pct = _percent(result)
     answered, correct = result["answered"], result["correct"]
     head = Table.grid(padding=(0, 2))
+    head.add_column(no_wrap=True)
+    head.add_column()
     head.add_row(Text("Score", style="bold"),
                  Text(f"{result['score']:g} / {result['max']:g}  ({pct:.1f}%)",
                       style="bold green" if pct >= 50 else "bold red"))
-    head.add_row("Negative marks", Text(f"−{result['negative']:g}" if result["negative"] else "0", style="red" if result["negative"] else "dim"))
+    head.add_row("Negative marks", Text(f"−{result['negative']:g}" if result["negative"] else "0",
+                                        style="red" if result["negative"] else "dim"))
     head.add_row("Answered", f"{answered} of {result['questions']}  ·  correct {correct}  ·  accuracy "
                              f"{(correct / answered if answered else 0):.0%}")
     head.add_row("Time used", f"{clock_text(result['seconds'])}"
                               + ("  (time ran out)" if result.get("status") == "timed_out" else ""))
-    parts.append(head)
+    return head
 
+
+def _topic_cells(t: dict) -> tuple[Text, list[str]]:
+    accuracy = t["correct"] / t["answered"] if t["answered"] else None
+    style = "" if accuracy is None else "green" if accuracy >= 0.7 else "red" if accuracy < 0.5 else "yellow"
+    return (Text("–" if accuracy is None else f"{accuracy:.0%}", style=style),
+            [f"{t['score']:g}/{t['max']:g}", clock_text(t["seconds"]), clock_text(t["seconds"] / t["questions"])])
+
+
+def _mark_symbol(item: dict) -> Text:
+    return (Text("–", style="dim") if item["correct"] is None else
+            Text("✓", style="green") if item["correct"] else Text("✗", style="red"))
+
+
+def _wide_sections(result: dict) -> list:
     topics = Table(title="By topic", title_justify="left", box=box.SIMPLE_HEAD)
     for column in ("topic", "Qs", "answered", "correct", "accuracy", "marks", "time", "per Q"):
         topics.add_column(column, justify="left" if column == "topic" else "right", no_wrap=column != "topic",
                           overflow="fold")
     for topic, t in result["per_topic"].items():
-        accuracy = t["correct"] / t["answered"] if t["answered"] else None
-        style = "" if accuracy is None else "green" if accuracy >= 0.7 else "red" if accuracy < 0.5 else "yellow"
+        accuracy, (marks, seconds, per_q) = _topic_cells(t)
         topics.add_row(_topic_title(topic), str(t["questions"]), str(t["answered"]), str(t["correct"]),
-                       Text("–" if accuracy is None else f"{accuracy:.0%}", style=style),
-                       f"{t['score']:g}/{t['max']:g}", clock_text(t["seconds"]),
-                       clock_text(t["seconds"] / t["questions"]))
-    parts.append(topics)
+                       accuracy, marks, seconds, per_q)
+    parts: list = [topics]
 
     if result["misconceptions"]:
         misses = Table(title="Misconceptions hit", title_justify="left", box=box.SIMPLE_HEAD)
@@ -86,17 +104,53 @@ def mock_report_view(result: dict, earlier: list[dict]) -> Group:
     review.add_column("", no_wrap=True, min_width=1)
     review.add_column("marks", justify="right", no_wrap=True)
     for n, item in enumerate(result["items"], 1):
-        mark = (Text("–", style="dim") if item["correct"] is None else
-                Text("✓", style="green") if item["correct"] else Text("✗", style="red"))
-        review.add_row(str(n), _question_cell(item["id"]), item["answer"] or "–", item["key"] or "", mark,
-                       f"{item['earned']:+g}/{item['marks']}")
+        review.add_row(str(n), _question_cell(item["id"]), item["answer"] or "–", item["key"] or "",
+                       _mark_symbol(item), f"{item['earned']:+g}/{item['marks']}")
     parts.append(review)
-    parts.append(Text("Worked solutions: quiz explain <question>", style="dim"))
+    return parts
 
-    versus = comparison(result, earlier)
-    if versus is None:
-        parts.append(Text("Your first mock: the next report will compare with this one.", style="dim"))
-    else:
+
+def _narrow_sections(result: dict) -> list:
+    """The same cells as the tables, as labelled lines that wrap: nothing is cut at any width."""
+    parts: list = [Text("By topic", style="italic")]
+    for topic, t in result["per_topic"].items():
+        accuracy, (marks, seconds, per_q) = _topic_cells(t)
+        parts.append(Text.assemble(
+            (_topic_title(topic), "bold"), f"  {t['questions']} Qs · answered {t['answered']} · correct "
+            f"{t['correct']} · accuracy ", accuracy, f" · marks {marks} · time {seconds} · per Q {per_q}"))
+    if result["misconceptions"]:
+        parts += [Text(""), Text("Misconceptions hit", style="italic")]
+        for m in result["misconceptions"]:
+            parts.append(Text.assemble((m["label"], "bold"), f" ×{m['count']}: {m.get('feedback', '')}"))
+    parts += [Text(""), Text("Question by question", style="italic")]
+    for n, item in enumerate(result["items"], 1):
+        title, _, qid = _question_cell(item["id"]).plain.partition("\n")
+        parts.append(Text(f"{n}. {title}"))
+        # Indented as a block, so that a wrapped answer or key stays under its question.
+        parts.append(Padding(Text.assemble((qid, "dim"), "\nyour answer ", item["answer"] or "–", " · key ",
+                                           item["key"] or "", " · ", _mark_symbol(item),
+                                           f" {item['earned']:+g}/{item['marks']}"), (0, 0, 0, 3)))
+    return parts
+
+
+class MockReport:
+    """The report, laid out for the width it is drawn at: tables when they fit, lines when not."""
+
+    def __init__(self, result: dict, earlier: list[dict]):
+        self.result = result
+        self.earlier = earlier
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        result = self.result
+        wide = options.max_width >= WIDE_REPORT
+        yield Text("")
+        yield _head(result)
+        yield from _wide_sections(result) if wide else [Text("")] + _narrow_sections(result) + [Text("")]
+        yield Text("Worked solutions: quiz explain <question>", style="dim")
+        versus = comparison(result, self.earlier)
+        if versus is None:
+            yield Text("Your first mock: the next report will compare with this one.", style="dim")
+            return
         arrow = "▲" if versus["change"] > 0 else "▼" if versus["change"] < 0 else "="
         line = Text.assemble(("Against earlier mocks: ", "bold"),
                              (f"{arrow} {versus['change']:+.1f} points", "green" if versus["change"] >= 0 else "red"),
@@ -104,5 +158,8 @@ def mock_report_view(result: dict, earlier: list[dict]) -> Group:
                              f"average {versus['average_before']:.1f}% over {versus['mocks_before']}")
         if versus["personal_best"]:
             line.append("  · a personal best", style="bold green")
-        parts.append(line)
-    return Group(*parts)
+        yield line
+
+
+def mock_report_view(result: dict, earlier: list[dict]) -> MockReport:
+    return MockReport(result, earlier)

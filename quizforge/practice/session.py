@@ -12,7 +12,8 @@ from quizforge.render import console as make_console
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
                  questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None) -> int:
-    """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C)."""
+    """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
+    `resume`: True for the last paused mock, or a mock's number."""
     console = console or make_console()
     history = History(history_path(data_dir))
     reader = reader or reader_for_stdin(clock)
@@ -24,7 +25,7 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
             drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day), clock)
             DrillScreen(drill, reader, console).run()   # draws the summary, or why nothing was asked
         elif mode == "mock":
-            from quizforge.practice.mock import run_mock
+            from quizforge.practice.mock_screen import run_mock
 
             run_mock(history, reader, console, questions=questions, minutes=minutes, resume=resume, clock=clock)
         elif mode == "interview":

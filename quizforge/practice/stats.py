@@ -40,16 +40,21 @@ Keys:
   `templates` (sorted), `corrected` (a correct answer on one of those templates
   after the misconception's latest hit); uncorrected first, then most hits, then
   most recent. `misconceptions_total`: how many distinct tags were ever hit.
-- `mocks`: `history` (submitted mocks, oldest first: `session_id`, `exam`, `day`,
+- `mocks`: `history` (submitted mocks, oldest first: `number` (the mock's number, as
+  its header and `quiz practice --resume N` use it), `session_id`, `exam`, `day`,
   `score`, `max`, `percent`, `negative`, `correct`, `answered`, `questions`,
   `status`, `minutes` used, `minutes_allowed`), `best` and `last` (entries of the
   history, None when there is none), `change` (last percent minus the one before,
-  in percent points, None with fewer than 2), `unfinished` (mocks never submitted).
+  in percent points, None with fewer than 2), `unfinished` (mocks never submitted),
+  `paused` (those of them that can be resumed, oldest first: `number`, `session_id`,
+  `exam`, `day` started, `answered`, `marked`, `questions`, `seconds_left`,
+  `minutes_allowed`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter, defaultdict
 from datetime import date, timedelta
@@ -65,6 +70,7 @@ RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 FORECAST_DAYS = 14
 TREND_DAYS = 7
 TOP_MISCONCEPTIONS = 10
+PAUSED_STATUSES = ("open", "quit")   # as History.paused_mocks() chooses them: these can be resumed
 
 def _topics() -> dict[str, str]:
     from quizforge.bank.template import TOPICS   # light: no torch or sympy behind it
@@ -232,16 +238,30 @@ def _misconception_section(attempts: list) -> tuple[list[dict[str, Any]], int]:
 
 def _mock_section(mocks: list) -> dict[str, Any]:
     history = []
+    paused = []
     unfinished = 0
     for row, state in mocks:
         result = state.result
         if not isinstance(result, dict):
             unfinished += 1
+            if row["status"] in PAUSED_STATUSES:
+                paused.append({
+                    "number": state.number,
+                    "session_id": state.session_id,
+                    "exam": state.exam,
+                    "day": local_day(float(row["started_at"])),
+                    "answered": len(state.answers),
+                    "marked": len(state.marked),
+                    "questions": len(state.paper),
+                    "seconds_left": math.floor(state.remaining * 10) / 10,   # down, as the countdown shows it
+                    "minutes_allowed": state.minutes,
+                })
             continue
         at = result.get("submitted_at") or row["ended_at"] or row["started_at"]
         score = float(result.get("score") or 0)
         top = float(result.get("max") or 0)
         history.append({
+            "number": state.number,
             "session_id": state.session_id,
             "exam": state.exam,
             "day": local_day(float(at)),
@@ -262,7 +282,7 @@ def _mock_section(mocks: list) -> dict[str, Any]:
     if len(scored) >= 2:
         change = round(scored[-1]["percent"] - scored[-2]["percent"], 2)
     return {"history": history, "best": best, "last": history[-1] if history else None,
-            "change": change, "unfinished": unfinished}
+            "change": change, "unfinished": unfinished, "paused": paused}
 
 
 # --- entry point -----------------------------------------------------------

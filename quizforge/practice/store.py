@@ -164,6 +164,7 @@ class MockState:
     visited: set[int] = field(default_factory=set)
     spent: dict[int, float] = field(default_factory=dict)
     result: dict | None = None
+    number: int = 0      # the learner's mock number (1, 2, ...): its place among all mocks, oldest first
 
     @property
     def remaining(self) -> float:
@@ -404,9 +405,12 @@ class History:
     # --- mocks --------------------------------------------------------------
 
     def create_mock(self, state: MockState) -> None:
+        """Insert the mock and give `state` its number."""
         with self.transaction() as db:
             db.execute("INSERT INTO mocks(session_id, exam, paper, minutes) VALUES (?,?,?,?)",
                        (state.session_id, state.exam, json.dumps(state.paper), state.minutes))
+            state.number = db.execute("SELECT count(*) FROM mocks WHERE session_id <= ?",
+                                      (state.session_id,)).fetchone()[0]
 
     def save_mock(self, state: MockState, db: sqlite3.Connection | None = None) -> None:
         if db is None:
@@ -428,21 +432,31 @@ class History:
             answers={int(k): v for k, v in json.loads(row["answers"]).items()},
             marked=set(json.loads(row["marked"])), visited=set(json.loads(row["visited"])),
             spent={int(k): v for k, v in json.loads(row["spent"]).items()},
-            result=json.loads(row["result"]) if row["result"] else None)
+            result=json.loads(row["result"]) if row["result"] else None, number=row["number"])
+
+    # A mock's number is its place among all mocks by session id: ids only grow and mocks are
+    # never deleted, so the number a learner saw once stays the same.
+    _MOCK_COLUMNS = ("m.*, (SELECT count(*) FROM mocks x WHERE x.session_id <= m.session_id) AS number,"
+                     " s.started_at AS started_at, s.ended_at AS ended_at, s.status AS status")
+    _PAUSED = "s.status IN ('open', 'quit') AND m.result IS NULL"
 
     def open_mock(self) -> MockState | None:
         """The newest mock that was interrupted before it was submitted."""
-        row = self._db.execute(
-            "SELECT m.* FROM mocks m JOIN sessions s ON s.id = m.session_id"
-            " WHERE s.status IN ('open', 'quit') AND m.result IS NULL ORDER BY s.started_at DESC, s.id DESC"
-        ).fetchone()
-        return self._mock_from_row(row) if row else None
+        paused = self.paused_mocks()
+        return paused[-1] if paused else None
+
+    def paused_mocks(self) -> list[MockState]:
+        """Mocks paused or interrupted before they were submitted, oldest first."""
+        rows = self._db.execute(
+            f"SELECT {self._MOCK_COLUMNS} FROM mocks m JOIN sessions s ON s.id = m.session_id"
+            f" WHERE {self._PAUSED} ORDER BY s.started_at, s.id").fetchall()
+        return [self._mock_from_row(r) for r in rows]
 
     def mocks(self) -> list[tuple[sqlite3.Row, MockState]]:
         """Every mock with its session row, oldest first."""
         rows = self._db.execute(
-            "SELECT m.*, s.started_at AS started_at, s.ended_at AS ended_at, s.status AS status"
-            " FROM mocks m JOIN sessions s ON s.id = m.session_id ORDER BY s.started_at, s.id").fetchall()
+            f"SELECT {self._MOCK_COLUMNS} FROM mocks m JOIN sessions s ON s.id = m.session_id"
+            " ORDER BY s.started_at, s.id").fetchall()
         return [(r, self._mock_from_row(r)) for r in rows]
 
 
