@@ -562,3 +562,20 @@ def new_mock(history: History, questions: int | None, minutes: float | None,
     history.create_mock(state)
     return state
 
+
+
+def _finish(history: History, state: MockState, marked: list[MarkedAnswer], status: str, at: float) -> None:
+    """In one transaction: the result, the attempts (for stats) and the session's end.
+    FSRS cards are left alone: a mock is cramming, not review."""
+    with history.transaction() as db:
+        history.save_mock(state, db)
+        history.end_session(state.session_id, status, at, db)
+        for m in marked:
+            q, v = m.question, m.verdict
+            outcome = "unanswered" if v is None else "correct" if v.correct else "wrong"
+            miss = v.misconception if v is not None and not v.correct else None
+            history.record_attempt(state.session_id, "mock", Attempt(
+                question_id=q.id, template=q.template, topic=q.topic, kind=q.kind, outcome=outcome, marks=q.marks,
+                difficulty=q.difficulty, answer=m.answer, score=v.marks if v else 0.0,
+                misconception=miss.tag if miss else None, misconception_label=miss.label if miss else None,
+                tries=1 if v else 0, seconds=round(state.spent.get(m.index, 0.0), 1)), at, db=db)
