@@ -17,6 +17,7 @@ whose stacks are not identical layers (`stacks_identical`) is measured whole.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, TypeVar
@@ -102,7 +103,7 @@ def per_layer(cfg: ModelConfig, measure_one: Callable[[ModelConfig], Figure]) ->
     A model whose stacks are not identical layers is measured whole.
     """
     encoder, decoder = _stack_depths(cfg)
-    if (encoder <= 2 and decoder <= 2) or not stacks_identical(build(cfg, "meta")):
+    if (encoder <= 2 and decoder <= 2) or not _identical_when_built(build, cfg):
         return measure_one(cfg)
     base = measure_one(_with_depths(cfg, 1, min(decoder, 1)))
     terms = [(encoder - 1, measure_one(_with_depths(cfg, 2, min(decoder, 1))))]
@@ -124,6 +125,18 @@ def _signature(layer: nn.Module) -> tuple:
     return tuple(parts), tuple(tensors)
 
 
+@functools.lru_cache(maxsize=2)
+def _meta_model(builder: Callable, cfg: ModelConfig) -> nn.Module:
+    """The model BUILDER makes of CFG on meta, for reading only: a report counts its parameters
+    and checks its stacks, and a 96-layer build costs a tenth of a second."""
+    return builder(cfg, "meta")
+
+
+@functools.lru_cache(maxsize=1024)
+def _identical_when_built(builder: Callable, cfg: ModelConfig) -> bool:
+    return stacks_identical(_meta_model(builder, cfg))
+
+
 def stacks_identical(model: nn.Module) -> bool:
     """True when every layer stack (a ModuleList) of `model` repeats one layer exactly."""
     for module in model.modules():
@@ -141,7 +154,7 @@ def measure_params(cfg: ModelConfig, model: nn.Module | None = None) -> dict[str
     A tied head shares the embedding's tensor; each tensor is counted once, where it
     is first registered (the embedding).
     """
-    model = model if model is not None else build(cfg, "meta")
+    model = model if model is not None else _meta_model(build, cfg)
     counts: dict[str, int] = defaultdict(int)
     seen: set[int] = set()
 
