@@ -50,7 +50,7 @@ def resolve_device(device: str) -> torch.device:
     if device not in ("cpu", "cuda", "meta"):
         raise InputError(f"unknown device {device!r}; choose cpu, cuda or meta")
     if device == "cuda" and not torch.cuda.is_available():
-        raise InputError("--device cuda was asked for, but PyTorch sees no CUDA GPU here")
+        raise InputError("cuda was asked for, but PyTorch sees no CUDA GPU here", param="device")
     return torch.device(device)
 
 
@@ -58,7 +58,8 @@ def check_fits(cfg: ModelConfig, device: torch.device, n_params: int) -> None:
     if device.type != "meta" and n_params * 4 > _MAX_REAL_BYTES:
         gib = n_params * 4 / 2**30
         raise InputError(
-            f"{cfg.name or cfg.arch} needs {gib:,.1f} GiB of fp32 weights; use --device meta to count it")
+            f"{cfg.name or cfg.arch} needs {gib:,.1f} GiB of fp32 weights; count it on the meta device",
+            param="device")
 
 
 def instantiate(cfg: ModelConfig, device: str = "meta") -> nn.Module:
@@ -199,14 +200,15 @@ def check_activations_fit(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: i
     estimate = 4 * (layers * per_layer + 2 * batch * n * cfg.vocab_size)
     if estimate > _MAX_REAL_BYTES:
         raise InputError(f"a training step at this size needs about {estimate / 2**30:,.0f} GiB on "
-                         f"{device.type}; use --device meta to count it")
+                         f"{device.type}; count it on the meta device", param="device")
 
 
 def _check_positions(cfg: ModelConfig, seq_len: int, tgt_len: int | None) -> None:
     if cfg.is_model and cfg.positional in ("learned", "sinusoidal") and cfg.max_len:
         longest = max(seq_len, tgt_len or 0)
         if longest > cfg.max_len:
-            raise InputError(f"--seq-len {longest} is longer than the model's context of {cfg.max_len}")
+            raise InputError(f"{longest} tokens is longer than the model's context of {cfg.max_len}",
+                             param="seq_len" if seq_len >= (tgt_len or 0) else "tgt_len")
 
 
 def _scalar_loss(out) -> Tensor:

@@ -87,7 +87,7 @@ def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | 
     if tgt_len is not None:
         _positive(tgt_len=tgt_len)
         if cfg.arch != "encoder-decoder":
-            raise InputError("--tgt-len only applies to encoder-decoder models")
+            raise InputError("a target length only applies to encoder-decoder models", param="tgt_len")
     tgt = None if tgt_len == seq_len else tgt_len
     dev = measure.resolve_device(device)
     n_params = sum(measure.measure_params(cfg).values())  # every layer, instantiated on meta

@@ -66,7 +66,7 @@ def question(question_id: str) -> Question:
 def draw(selector: str | None = None, seed: int | None = None) -> Question:
     """A question from a topic or template. With a seed, the same one every time."""
     if seed is not None and not 0 <= seed <= 0xFFFF:
-        raise InputError(f"--seed {seed} is out of range (0..65535)")
+        raise InputError(f"seed {seed} is out of range (0..65535)", param="seed")
     candidates = templates_for(selector)
     if seed is None:
         return secrets.choice(candidates).question(secrets.randbelow(0x10000))

@@ -23,9 +23,15 @@ def problem_set() -> None:
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (the slowest part); write everything else.")
 def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool, no_pdf: bool) -> None:
     """Make papers, answer keys and Moodle/GIFT exports from SPEC.toml (see examples/)."""
-    from quizforge.problemsets.make import make_set
+    from quizforge.errors import InputError
+    from quizforge.problemsets.make import FolderNotEmpty, make_set
 
-    made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf)
+    if (roster is None) == (variants is None):
+        raise click.UsageError("give either --roster CSV or --variants K")
+    try:
+        made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf)
+    except FolderNotEmpty as exc:
+        raise InputError(f"{exc}; choose another folder or pass --force") from None
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
                "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")

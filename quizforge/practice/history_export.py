@@ -172,10 +172,10 @@ def _file_mode(target: Path) -> int:
 def export_to_file(history, fmt: str, target: Path) -> int:
     """Write into a temporary file beside `target`, then rename it over `target`."""
     if target.is_dir():
-        raise InputError(f"--output {target} is a folder; name a file")
+        raise InputError(f"{target} is a folder; name a file", param="output")
     folder = target.parent
     if not folder.is_dir():
-        raise InputError(f"--output {target}: folder {folder} does not exist")
+        raise InputError(f"{target}: folder {folder} does not exist", param="output")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:

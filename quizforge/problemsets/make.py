@@ -30,15 +30,19 @@ from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan
 
 
+class FolderNotEmpty(InputError):
+    """The output folder already holds files (and replacing them was not asked for)."""
+
+
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
              force: bool = False, pdf: bool = True) -> dict:
     """Make the set; returns a summary (students, questions, files)."""
     if (roster is None) == (variants is None):
-        raise InputError("give either --roster CSV or --variants K")
+        raise InputError("give either a roster or a number of variants")
     spec = load_spec(spec_path)
     students: list[Student] = load_roster(roster) if roster is not None else numbered_variants(variants)
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
-        raise InputError(f"{out} exists and is not empty; choose another folder or pass --force")
+        raise FolderNotEmpty(f"{out} exists and is not empty")
     slots = plan(spec)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

@@ -54,6 +54,6 @@ def load_roster(path: Path) -> list[Student]:
 
 def numbered_variants(k: int) -> list[Student]:
     if not 1 <= k <= MAX_STUDENTS:
-        raise InputError(f"--variants {k}: give from 1 to {MAX_STUDENTS}")
+        raise InputError(f"{k} variants: give from 1 to {MAX_STUDENTS}", param="variants")
     width = len(str(k))
     return [Student(f"V{i:0{width}d}", f"Variant {i}") for i in range(1, k + 1)]
