@@ -336,3 +336,21 @@ def test_attention_weights_are_drawn_as_a_heatmap_in_the_key():
     q = get_template("attention.weight").question(5)
     assert "darker is more weight" in question_typst(q, 1, with_answer=True, plain_math=False)
     assert "darker is more weight" not in question_typst(q, 1, with_answer=False, plain_math=False)
+
+
+def test_math_typst_refuses_is_set_as_plain_text_in_that_share(tmp_path, monkeypatch):
+    from pypdf import PdfReader
+
+    from quizforge.problemsets import typeset
+
+    monkeypatch.setattr(typeset, "latex_to_typst", lambda latex: "#)")   # no formula compiles
+    typeset._markdown.cache_clear()
+    try:
+        make_set(EXAMPLE, tmp_path / "set", variants=5)
+    finally:
+        typeset._markdown.cache_clear()
+    for kind in ("papers", "keys"):
+        pdfs = sorted((tmp_path / "set" / kind).glob("*.pdf"))
+        assert [p.stem for p in pdfs] == ["V1", "V2", "V3", "V4", "V5"]
+        assert "Roll number: V3" in PdfReader(pdfs[2]).pages[0].extract_text()
+    assert not list(tmp_path.glob(".set.*"))   # the staging folder went into place

@@ -387,7 +387,7 @@ class Typesetting:
         self._tmp = tempfile.TemporaryDirectory(prefix="quizforge-typst-")
         self.work = Path(self._tmp.name)
         self.chunks: list = []
-        self.helpers: list = []
+        self.helpers: list = []   # (the chunk numbers it typesets, its process)
 
     @staticmethod
     def shares(students: list) -> list[list]:
@@ -401,8 +401,7 @@ class Typesetting:
         for i in range(0, len(share), CHUNK):
             numbers.append(len(self.chunks))
             self.chunks.append(share[i:i + CHUNK])
-        self.helpers.append(self._start([self._write(n, kind, with_answer, plain_math=False)
-                                         for n in numbers for kind, with_answer, _ in KINDS]))
+        self.helpers.append((numbers, self._start(numbers, plain_math=False)))
 
     def _write(self, n: int, kind: str, with_answer: bool, plain_math: bool) -> list[str]:
         """A job for a helper: the source to compile, the folder for its students, the PDF of the part."""
@@ -410,26 +409,26 @@ class Typesetting:
         source.write_text(class_source(self.spec, self.slots, self.chunks[n], with_answer, plain_math), "utf-8")
         return [str(source), str(self.out / kind), str(self.work / f"{kind}-{n}.pdf")]
 
-    @staticmethod
-    def _start(jobs: list[list[str]]):
+    def _start(self, numbers: list[int], plain_math: bool):
+        """A helper process typesetting the papers, then the keys, of the chunks NUMBERS."""
         import os
         import subprocess
         import sys
 
+        jobs = [self._write(n, kind, with_answer, plain_math) for n in numbers for kind, with_answer, _ in KINDS]
         command = [sys.executable, "-m", "quizforge.problemsets.typeset", *(part for job in jobs for part in job)]
-        # One thread each: with a helper per core, typst's worker threads would only contend (and spin).
+        # One thread each: the helpers already outnumber the cores, so typst's own threads would only contend.
         env = {**os.environ, "RAYON_NUM_THREADS": "1"}
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
     def wait(self) -> None:
         try:
-            for helper in self.helpers:
+            for i, (numbers, helper) in enumerate(self.helpers):
                 _, error = helper.communicate()
                 if helper.returncode == UNTRANSLATED:
-                    # A formula typst refused: set the math as plain text rather than not at all.
-                    jobs = [self._write(n, kind, with_answer, plain_math=True)
-                            for n in range(len(self.chunks)) for kind, with_answer, _ in KINDS]
-                    helper = self._start(jobs)
+                    # A formula typst refused: set this share's math as plain text rather than not at all.
+                    helper = self._start(numbers, plain_math=True)
+                    self.helpers[i] = (numbers, helper)   # so that close() stops it too
                     _, error = helper.communicate()
                 if helper.returncode != 0:
                     raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
@@ -439,7 +438,7 @@ class Typesetting:
             self.close()
 
     def close(self) -> None:
-        for helper in self.helpers:
+        for _, helper in self.helpers:
             if helper.poll() is None:
                 helper.kill()
                 helper.wait()
