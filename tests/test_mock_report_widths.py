@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from quizforge.practice.mock_report import mock_report_view
-from quizforge.practice.view import clock_text
+from quizforge.practice.timefmt import clock_text
 
 WIDTHS = (40, 60, 80)
 

@@ -16,7 +16,8 @@ from rich.text import Text
 from quizforge.practice import drill as engine
 from quizforge.practice.reports import drill_summary_view, when
 from quizforge.practice.terminal import EOF, TIMEOUT
-from quizforge.practice.view import clock_text, keys_line
+from quizforge.practice.timefmt import clock_text
+from quizforge.practice.view import keys_line
 
 ANSWER_PROMPT = "answer › "
 NEXT_PROMPT = "Enter next · e worked solution · q quit › "

@@ -12,7 +12,8 @@ from rich.text import Text
 from quizforge.practice import interview as engine
 from quizforge.practice.reports import interview_summary_view
 from quizforge.practice.terminal import EOF, TIMEOUT
-from quizforge.practice.view import clock_text, keys_line
+from quizforge.practice.timefmt import clock_text
+from quizforge.practice.view import keys_line
 
 RATINGS = {"1": Rating.Again, "again": Rating.Again, "a": Rating.Again,
            "2": Rating.Hard, "hard": Rating.Hard, "h": Rating.Hard,

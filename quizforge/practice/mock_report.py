@@ -8,7 +8,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.practice.view import clock_text
+from quizforge.practice.timefmt import clock_text
 
 
 def _percent(result: dict) -> float:

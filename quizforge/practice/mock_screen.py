@@ -21,7 +21,8 @@ from quizforge.practice.mock import (
     mistyped_command, mock_summary, new_mock, paused_list, paused_mock)
 from quizforge.practice.store import History, MockState
 from quizforge.practice.terminal import EOF, TIMEOUT
-from quizforge.practice.view import clock_text, keys_line
+from quizforge.practice.timefmt import clock_text
+from quizforge.practice.view import keys_line
 
 PROMPT = "answer or command › "
 # How each palette state is drawn: a symbol, so that it reads without colour too, and a style.

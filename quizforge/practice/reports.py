@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from quizforge.practice.view import clock_text
+from quizforge.practice.timefmt import clock_text
 
 
 def when(seconds: float) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from quizforge.practice.timefmt import clock_text  # noqa: F401  (the modes import it from here)
-
 
 def keys_line(*keys: str) -> Text:
     """'h hint · s skip' with the keys in bold."""
