@@ -276,3 +276,26 @@ def test_a_flood_of_output_is_captured_and_truncated(tmp_path):
     assert result.submission_output.startswith(
         "printed by the submission, not by the grader (first 2000 characters of 95.4 MiB):\n| spam spam")
     assert len(result.submission_output) < 2200
+
+
+def test_a_reply_whose_tensors_share_one_range_is_refused_not_buffered(tmp_path):
+    """The worker writes its own reply frame: 16 tensors over one 32 MiB range. The judge's
+    cap for a call this small is about 1 MiB, so the frame is refused from its prefix; the
+    static check is bypassed, so the judge's decoder is what is tested."""
+    from grading_support import grade_unchecked
+
+    path = write_submission(tmp_path, '''
+        import json, os, struct
+        SIZE = 32 * 2**20
+
+        def double(x):
+            header = json.dumps({"D": [["id", 2], ["ok", True],
+                                       ["value", {"L": [{"X": ["float32", [SIZE // 4], 0, SIZE]}] * 16}]]}).encode()
+            os.write(4, struct.pack(">4sIQ", b"QZF1", len(header), SIZE) + header)
+            os.write(4, bytes(SIZE))
+            return x * 2
+    ''')
+    result = grade_unchecked(path, DOUBLE)
+    assert result.score == 0
+    first = result.tests[0]
+    assert first.status == "failed" and "where at most" in first.message and "were expected" in first.message, first.message

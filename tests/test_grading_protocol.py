@@ -107,7 +107,10 @@ def test_encoding_refuses_what_is_not_plain_data(value):
     ('{"D": [[1, 2]]}', b"", "[str, value] pair"),
     ('{"dtype": "object"}', b"", "unknown dtype"),
     ('{"device": "cpu; rm -rf"}', b"", "unknown device"),
-    ('{"X": ["float32", [2], 0, 8]}', b"\x00" * 4, "do not match"),
+    ('{"X": ["float32", [2], 0, 8]}', b"\x00" * 4, "outside the data section"),
+    ('{"L": [{"X": ["float32", [2], 0, 8]}, {"X": ["float32", [2], 0, 8]}]}', b"\x00" * 8, "overlap"),
+    ('{"L": [{"X": ["float32", [1], 4, 4]}, {"X": ["float32", [1], 0, 4]}]}', b"\x00" * 8, "overlap"),
+    ('{"X": ["float32", [1], 0, 4]}', b"\x00" * 8, "no tensor claims"),
     ('{"X": ["float32", [3], 0, 8]}', b"\x00" * 8, "do not match"),
     ('{"X": ["float32", [-2], 0, 8]}', b"\x00" * 8, "invalid shape"),
     ('{"X": ["pickle", [1], 0, 1]}', b"\x00", "unknown dtype"),
@@ -182,3 +185,55 @@ def test_a_generator_with_a_bad_state_is_refused():
     header = json.dumps({"G": {"X": ["uint8", [3], 0, 3]}})
     with pytest.raises(protocol.ProtocolError, match="invalid state"):
         decode_header(header, b"\x01\x02\x03")
+
+
+def overlapping_frame(entries: int, nbytes: int) -> bytes:
+    """The attack: many tensors that all claim the same range of one data section."""
+    numel = nbytes // 4
+    header = json.dumps({"D": [["id", 1], ["ok", True],
+                               ["value", {"L": [{"X": ["float32", [numel], 0, nbytes]}] * entries}]]}).encode()
+    return struct.pack(">4sIQ", protocol.MAGIC, len(header), nbytes) + header + bytes(nbytes)
+
+
+def test_tensors_that_share_one_range_are_refused_before_any_is_built():
+    with pytest.raises(protocol.ProtocolError, match="overlap"):
+        protocol.decode_frame(overlapping_frame(16, 2**20))
+
+
+def test_a_reply_over_its_cap_is_refused_from_its_prefix(tmp_path):
+    frame = protocol.encode({"id": 1, "ok": True, "value": torch.zeros(2**18)})
+    (tmp_path / "frame").write_bytes(frame)
+    fd = os.open(tmp_path / "frame", os.O_RDONLY)
+    with pytest.raises(protocol.ProtocolError, match=f"at most {2**16} were expected"):
+        protocol.read_frame(fd, time.monotonic() + 5, max_bytes=2**16)
+    assert os.lseek(fd, 0, os.SEEK_CUR) == 16  # nothing past the prefix was read
+    os.close(fd)
+    fd = os.open(tmp_path / "frame", os.O_RDONLY)
+    assert protocol.read_frame(fd, time.monotonic() + 5, max_bytes=len(frame))["value"].numel() == 2**18
+    os.close(fd)
+
+
+def test_the_overlapping_frame_costs_the_judge_less_than_twice_its_size(tmp_path):
+    """16 tensors over one 32 MiB range once took the judge to 1.7 GiB. Measured in a fresh
+    process: its peak resident memory grows by less than twice the frame."""
+    import subprocess
+    import sys
+
+    size = 32 * 2**20
+    frame = tmp_path / "frame"
+    frame.write_bytes(overlapping_frame(16, size))
+    script = f"""
+import resource, sys, time
+from quizforge.grading.sandboxed import protocol
+fd = __import__("os").open({str(frame)!r}, __import__("os").O_RDONLY)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+try:
+    protocol.read_frame(fd, time.monotonic() + 30)
+except protocol.ProtocolError as exc:
+    print("refused", exc.message)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    refused, grown = out.stdout.strip().splitlines()
+    assert refused.startswith("refused") and "overlap" in refused
+    assert int(grown) < 2 * size

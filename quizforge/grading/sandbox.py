@@ -72,6 +72,16 @@ def _wait_exit(proc: subprocess.Popen, timeout: float) -> int:
     return proc.wait()
 
 
+# A reply may be this much larger than its request, plus this floor: every answer a suite
+# expects (an output the shape of the inputs, gradients, a state dict) fits well inside it,
+# and a worker cannot make the judge buffer more than that per request.
+REPLY_GROWTH, REPLY_FLOOR_BYTES = 4, 2**20
+
+
+def reply_cap(request_bytes: int) -> int:
+    return REPLY_GROWTH * request_bytes + REPLY_FLOOR_BYTES
+
+
 class SandboxError(RuntimeError):
     """The sandbox itself failed (not the submission): grading cannot go on."""
 
@@ -418,8 +428,11 @@ class Sandbox:
 
     # --- requests ------------------------------------------------------------
 
-    def request(self, message: dict, deadline: float, timeout_message: str, during: str = "during the call") -> Any:
-        """Send one request and return the worker's answer; SubmissionError if it failed."""
+    def request(self, message: dict, deadline: float, timeout_message: str, during: str = "during the call",
+                reply_bytes: int | None = None) -> Any:
+        """Send one request and return the worker's answer; SubmissionError if it failed.
+        The reply may be at most `reply_bytes` long; by default, what the request's own tensors
+        could honestly turn into (see reply_cap)."""
         from quizforge.grading.sandboxed import protocol  # here, not at the top: it loads torch (see launch)
 
         if not self.alive:
@@ -436,11 +449,12 @@ class Sandbox:
             self._fail("timeout", timeout_message)
         except OSError:
             self._fail_ended(during)
-        reply = self._await_frame(deadline, during, timeout_message=timeout_message)
+        cap = reply_bytes if reply_bytes is not None else reply_cap(len(frame))
+        reply = self._await_frame(deadline, during, timeout_message=timeout_message, max_bytes=cap)
         return self._check_reply(reply, during)
 
     def _await_frame(self, deadline: float, during: str, timeout_message: str = "timed out",
-                     startup: bool = False) -> Any:
+                     startup: bool = False, max_bytes: int = REPLY_FLOOR_BYTES) -> Any:
         from quizforge.grading.sandboxed import protocol
 
         poller = select.poll()
@@ -459,7 +473,7 @@ class Sandbox:
                 self._read_status()
             if self._reply_r in events:
                 try:
-                    return protocol.read_frame(self._reply_r, deadline)
+                    return protocol.read_frame(self._reply_r, deadline, max_bytes)
                 except protocol.FrameTimeout:
                     self._fail("timeout", timeout_message)
                 except protocol.FrameEOF:

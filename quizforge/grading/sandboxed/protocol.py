@@ -264,15 +264,40 @@ class _Decoder:
             raise _bad("a tensor whose bytes do not match its shape and dtype")
         if numel == 0:
             return torch.empty(shape, dtype=dtype)
-        # A fresh (aligned) copy of the bytes, viewed as the dtype, then cloned so the judge's
-        # tensor owns its memory and is of no type but torch.Tensor.
-        raw = bytearray(memoryview(self.data)[offset:offset + nbytes])
+        # One copy into a fresh, aligned tensor that owns its memory and is of no type but
+        # torch.Tensor: the bytes are copied as uint8 (no alignment needed), then viewed.
+        owned = torch.empty(nbytes, dtype=torch.uint8)
+        owned.copy_(torch.frombuffer(self.data, dtype=torch.uint8, offset=offset, count=nbytes))
         if dtype == torch.bool:
-            as_bytes = torch.frombuffer(raw, dtype=torch.uint8)
-            if bool((as_bytes > 1).any()):
+            if bool((owned > 1).any()):
                 raise _bad("a bool tensor with bytes other than 0 and 1")
-            return as_bytes.to(torch.bool).reshape(shape)
-        return torch.frombuffer(raw, dtype=dtype).reshape(shape).clone()
+            return owned.view(torch.bool).reshape(shape)
+        return owned.view(dtype).reshape(shape)
+
+
+def _check_ranges(tree: Any, data_bytes: int) -> None:
+    """Before any tensor is built: the tensors' byte ranges must tile the data section in
+    order, as encode() lays them out. A range that overlaps another, leaves a gap or runs
+    past the end would let a small frame claim many times its size in the judge's memory."""
+    cursor = 0
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if type(node) is list:
+            todo.extend(reversed(node))
+        elif type(node) is dict:
+            ((tag, body),) = node.items()
+            if tag == "X":
+                if type(body) is not list or len(body) != 4 or type(body[2]) is not int or type(body[3]) is not int:
+                    raise _bad("a tensor without [dtype, shape, offset, nbytes]")
+                offset, nbytes = body[2], body[3]
+                if offset != cursor or nbytes < 0 or offset + nbytes > data_bytes:
+                    raise _bad("a tensor whose bytes overlap another's or lie outside the data section")
+                cursor += nbytes
+            else:
+                todo.append(body)
+    if cursor != data_bytes:
+        raise _bad("a data section with bytes that no tensor claims")
 
 
 def decode(header: bytes | bytearray, data: bytearray) -> Any:
@@ -280,6 +305,7 @@ def decode(header: bytes | bytearray, data: bytearray) -> Any:
         tree = json.loads(bytes(header).decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_pairs)
     except (ValueError, RecursionError) as exc:
         raise _bad(f"the header is not valid JSON ({type(exc).__name__})") from None
+    _check_ranges(tree, len(data))
     try:
         return _Decoder(data).value(tree, 0)
     except RecursionError:
@@ -304,13 +330,16 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytearray:
     return buf
 
 
-def read_frame(fd: int, deadline: float | None = None) -> Any:
-    """Read and decode one frame. Raises FrameTimeout, FrameEOF or ProtocolError."""
+def read_frame(fd: int, deadline: float | None = None, max_bytes: int | None = None) -> Any:
+    """Read and decode one frame of at most `max_bytes` (header and data; the global limits
+    when None). Raises FrameTimeout, FrameEOF or ProtocolError."""
     magic, header_len, data_len = _PREFIX.unpack(bytes(_read_exact(fd, _PREFIX.size, deadline)))
     if magic != MAGIC:
         raise _bad("a frame that does not start with the protocol's magic bytes")
     if header_len > LIMITS.header_bytes or data_len > LIMITS.data_bytes:
         raise _bad(f"a frame of {header_len + data_len} bytes, over the limit")
+    if max_bytes is not None and header_len + data_len > max_bytes:
+        raise _bad(f"a reply of {header_len + data_len} bytes where at most {max_bytes} were expected")
     header = _read_exact(fd, header_len, deadline)
     data = _read_exact(fd, data_len, deadline) if data_len else bytearray()
     return decode(header, data)
