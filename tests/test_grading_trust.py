@@ -343,19 +343,24 @@ def _unprivileged_command(argv: list[str], uid: int) -> list[str]:
     """Run argv as `uid`, in a private mount namespace where the folders on the way to this
     interpreter, the venv and the checkout can be entered (tmpfs covers that keep only the way)."""
     needed = sorted({os.path.realpath(sys.executable), sys.prefix, str(REPO)})
-    script = ["set -e"]
-    covered: set[str] = set()
+    # Each folder the uid cannot enter, with every child on the way to something needed: one
+    # cover per folder, shallowest first, so /root/.pyenv and /root/clone/.venv both stay reachable.
+    keep: dict[str, set[str]] = {}
     for path in needed:
         parts = Path(path).parts
         for i in range(1, len(parts)):
-            folder, child = str(Path(*parts[:i])), parts[i]
-            if os.stat(folder).st_mode & 0o001 or folder in covered:
-                continue
-            covered.add(folder)
-            keep = f"/tmp/quizforge-keep-{uid}-{len(covered)}"
-            script += [f"mkdir -p {keep}", f"mount --bind {folder}/{child} {keep}",
-                       f"mount -t tmpfs -o mode=755 tmpfs {folder}", f"mkdir -p {folder}/{child}",
-                       f"mount --move {keep} {folder}/{child}"]
+            folder = str(Path(*parts[:i]))
+            if not os.stat(folder).st_mode & 0o001:
+                keep.setdefault(folder, set()).add(parts[i])
+    script = ["set -e"]
+    for n, folder in enumerate(sorted(keep, key=lambda f: len(Path(f).parts))):
+        children = sorted(keep[folder])
+        kept = [f"/tmp/quizforge-keep-{uid}-{n}-{i}" for i in range(len(children))]
+        for child, place in zip(children, kept):
+            script += [f"mkdir -p {place}", f"mount --bind {folder}/{child} {place}"]
+        script.append(f"mount -t tmpfs -o mode=755 tmpfs {folder}")
+        for child, place in zip(children, kept):
+            script += [f"mkdir -p {folder}/{child}", f"mount --move {place} {folder}/{child}"]
     script.append('exec setpriv --reuid={0} --regid={0} --clear-groups "$@"'.format(uid))
     return ["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(script), "sh", *argv]
 
