@@ -141,6 +141,6 @@ def _print_passed_over(console, report, shown: int = 10) -> None:
     lines = [f"skipped {note}" for note in report.notes]
     lines += [f"not gradable: {visible_name(s)}: {p}" for s, p in sorted(report.problems.items())]
     for line in lines[:shown]:
-        console.print(plain(line), markup=False, highlight=False)
+        console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
     if len(lines) > shown:
         console.print(f"... and {len(lines) - shown} more in problems.csv", markup=False, highlight=False)

@@ -18,8 +18,9 @@ import re
 BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
 # C0 and C1 controls but tab and newline, DEL, lone surrogates, non-characters, bidi controls.
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff{BIDI_CONTROLS}]")
-# Everything Markdown or an HTML renderer could read as syntax, written as itself.
-_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]()|#!~]")
+# Inside a table cell, what Markdown reads as syntax: code spans, emphasis, links and images
+# (no "[", no link), strikethrough, column breaks, and the escape itself. HTML goes as entities.
+_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]|~]")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 
 
