@@ -201,6 +201,9 @@ def test_the_submissions_folder_itself_cannot_be_the_output(tmp_path):
     done = _quiz("grade", "--batch", str(folder), "--challenge", "softmax", "-o", str(folder))
     assert done.returncode == 2 and "is the submissions folder itself" in done.stderr.decode()
     assert done.stderr.count(b"\n") == 1
+    (folder / "gina").mkdir()  # a student's folder: an output inside it would hide her
+    done = _quiz("grade", "--batch", str(folder), "--challenge", "softmax", "-o", str(folder / "gina" / "out"))
+    assert done.returncode == 2 and "which could be a student's" in done.stderr.decode()
 
 
 @pytest.mark.parametrize("where, message", [

@@ -141,7 +141,11 @@ def check_output_folder(out: Path, folder: Path) -> set[str]:
     if inside == submissions:
         raise InputError(f"{out} is the submissions folder itself: choose another output folder", param="output")
     if submissions in inside.parents:
-        return {inside.relative_to(submissions).parts[0]}
+        parts = inside.relative_to(submissions).parts
+        if len(parts) > 1 and (submissions / parts[0]).exists():  # passing it over would drop a student
+            raise InputError(f"{out} is inside {submissions / parts[0]}, which could be a student's: "
+                             "choose another output folder", param="output")
+        return {parts[0]}
     return set()
 
 
