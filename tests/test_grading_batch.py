@@ -14,7 +14,6 @@ import pytest
 
 from grading_support import namespaces_available
 from quizforge.challenges import load_challenge
-from quizforge.errors import InputError
 from quizforge.grading.batch import find_submissions
 from quizforge.grading.sandbox import descendants
 
@@ -40,12 +39,14 @@ def test_submissions_are_files_or_folders_named_after_students(tmp_path):
                      "dee": (None, "2 .py files and none named softmax.py in dee/")}
 
 
-def test_a_file_and_a_folder_for_one_student_is_refused(tmp_path):
+def test_a_file_and_a_folder_for_one_student_is_a_problem_not_the_end_of_the_batch(tmp_path):
     (tmp_path / "ada.py").write_text("x = 1\n")
     (tmp_path / "ada").mkdir()
     (tmp_path / "ada" / "softmax.py").write_text("x = 1\n")
-    with pytest.raises(InputError, match="two submissions for ada"):
-        find_submissions(tmp_path, SOFTMAX)
+    (tmp_path / "bob.py").write_text("x = 1\n")
+    found = {(e.student, e.path is None, e.problem) for e in find_submissions(tmp_path, SOFTMAX)}
+    assert found == {("ada", True, "two submissions under this name (a file and a folder): keep one"),
+                     ("bob", False, "")}
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])

@@ -103,7 +103,7 @@ def test_the_github_classroom_workflow_runs_quiz_grade(tmp_path, run_quiz):
     assert "max-score: 28" in text
     assert 'SOFTMAX_RESULTS: "${{steps.softmax.outputs.result}}"' in text
     assert "runners: softmax" in text
-    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install ./quizforge" in text
+    assert "        run: |\n          pip install ./quizforge\n" in text  # the instructor's own command
     assert "\t" not in text and all(len(line) - len(line.lstrip()) in range(0, 13, 2) for line in text.splitlines())
 
 
@@ -127,3 +127,85 @@ def test_the_package_copy_in_the_zip_builds_into_a_wheel(autograder, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     names = set(zipfile.ZipFile(next(tmp_path.glob("quizforge-*.whl"))).namelist())
     assert "quizforge/grading/sandboxed/zygote.py" in names and "quizforge/exercises/softmax/starter.py" in names
+
+
+def _install_step(workflow: str) -> list[str]:
+    """The commands of the workflow's install step, read as YAML where PyYAML is installed, else
+    from the text (the step's `run: |` block)."""
+    try:
+        import yaml
+    except ImportError:
+        lines = workflow.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.strip() == "run: |" and "Install" in lines[i - 1])
+        block = []
+        for line in lines[start + 1:]:
+            if not line.startswith(" " * 10):
+                break
+            block.append(line.strip())
+        return block
+    steps = yaml.safe_load(workflow)["jobs"]["run-autograding-tests"]["steps"]
+    return next(s["run"] for s in steps if s["name"].startswith("Install")).splitlines()
+
+
+def test_the_github_classroom_template_installs_only_the_wheel_it_holds(tmp_path, run_quiz):
+    """Issue #20, item 14: the template is a whole repository, and its workflow installs the quizforge
+    it carries, checked against its hash; nothing is asked of an index by the name quizforge."""
+    import hashlib
+    import shlex
+    import sysconfig
+
+    repo = tmp_path / "repo"
+    code, out, err = run_quiz("export", "github-classroom", "softmax", "-o", str(repo))
+    assert code == 0, err
+    exercise = REPO / "exercises" / "softmax"
+    for name in ("README.md", "starter.py", "test_public.py"):
+        assert (repo / name).read_bytes() == (exercise / name).read_bytes()
+    workflow = (repo / ".github" / "workflows" / "classroom.yml").read_text()
+    check, *installs = _install_step(workflow)
+    digest, wheel_path = shlex.split(check.split("|")[0])[1].split("  ")
+    assert check.endswith("| sha256sum --check --strict") and wheel_path.startswith("vendor/quizforge-")
+    assert hashlib.sha256((repo / wheel_path).read_bytes()).hexdigest() == digest
+    assert [p.name for p in (repo / "vendor").iterdir()] == [wheel_path.split("/")[1]]
+    for line in installs:  # every pip argument: a flag, the torch pin and its index, or the vendored wheel
+        args = shlex.split(line)
+        assert args[:2] == ["pip", "install"], line
+        for before, arg in zip(args[1:], args[2:]):
+            assert (arg.startswith("-") or arg == "torch==2.13.0" or arg == f"./{wheel_path}"
+                    or (before == "--index-url" and arg == "https://download.pytorch.org/whl/cpu")), line
+    assert "quizforge==" not in workflow and f"pip install ./{wheel_path}" in installs
+    # The hash check passes as written, and fails for a wheel that is not the one exported.
+    assert subprocess.run(["bash", "-c", check], cwd=repo, capture_output=True).returncode == 0
+    tampered = tmp_path / "tampered"
+    tampered.mkdir()
+    (tampered / "vendor").mkdir()
+    (tampered / wheel_path).write_bytes((repo / wheel_path).read_bytes() + b"\0")
+    assert subprocess.run(["bash", "-c", check], cwd=tampered, capture_output=True).returncode != 0
+
+    # The install and grading steps, run as the workflow would, offline: a fresh venv gets the
+    # vendored wheel (--no-deps: its dependencies are lent from this venv), then the grading command.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+                           "--no-deps", "--no-index", "--ignore-installed", f"./{wheel_path}"],
+                          cwd=repo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import quizforge; print(quizforge.__file__)"],
+                           capture_output=True, text=True, check=True, cwd=repo).stdout
+    assert where.startswith(str(site))  # the wheel's copy, not this checkout
+    (repo / "starter.py").write_text((REPO / "solutions" / "softmax.py").read_text())
+    command = next(line.split("command: ", 1)[1] for line in workflow.splitlines() if "command: quiz" in line)
+    done = subprocess.run(shlex.split(command), cwd=repo, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ['PATH']}"))
+    if not namespaces_available():
+        assert done.returncode == 1
+        return
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "28/28" in done.stdout
+
+
+def test_the_wheel_is_the_same_bytes_every_time():
+    from quizforge.grading.exports import wheel
+
+    assert wheel() == wheel()

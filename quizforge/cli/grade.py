@@ -131,3 +131,16 @@ def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force
                   f"{len(report.problems)} not gradable · mean {mean:.1f}/{top:g} · {report.seconds:.1f} s")
     console.print(f"results in {out}: gradebook.csv, results/, item_analysis.md, similarity.md, problems.csv",
                   markup=False, highlight=False)
+    _print_passed_over(console, report)
+
+
+def _print_passed_over(console, report, shown: int = 10) -> None:
+    """What was not graded, one line each (names and reasons come from the class folder: made plain)."""
+    from quizforge.grading.text_safety import plain, visible_name
+
+    lines = [f"skipped {note}" for note in report.notes]
+    lines += [f"not gradable: {visible_name(s)}: {p}" for s, p in sorted(report.problems.items())]
+    for line in lines[:shown]:
+        console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
+    if len(lines) > shown:
+        console.print(f"... and {len(lines) - shown} more in problems.csv", markup=False, highlight=False)

@@ -2,7 +2,8 @@
 
     python3 -m quizforge.grading.autograder CHALLENGE_ID [--unsafe-no-sandbox]
 
-Reads the student's file from ROOT/submission and writes ROOT/results/results.json, where
+Reads the student's file from ROOT/submission (hostile input: a link is refused and the
+file is read once, without following links; see class_folder.py) and writes ROOT/results/results.json, where
 ROOT is /autograder, or $QUIZFORGE_AUTOGRADER_ROOT (for trying the autograder locally).
 results.json is always written: when the sandbox cannot be built in the container, it
 says so with a score of 0 rather than grading without isolation, unless the instructor
@@ -16,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from quizforge.grading.text_safety import visible_name
+
 NAMED = ("submission.py", "starter.py")
 
 
@@ -23,16 +26,25 @@ def autograder_root() -> Path:
     return Path(os.environ.get("QUIZFORGE_AUTOGRADER_ROOT", "/autograder"))
 
 
-def find_submission(folder: Path, challenge_id: str) -> Path | None:
-    """The student's file: <challenge>.py, submission.py or starter.py, else the only .py file."""
-    files = sorted(p for p in folder.rglob("*.py") if p.is_file()) if folder.is_dir() else []
+def find_submission(folder: Path, challenge_id: str) -> tuple[str, ...] | str | None:
+    """The student's file as path parts below `folder`: <challenge>.py, submission.py or
+    starter.py, else the only .py file; None when there is none. The upload is hostile: a
+    link anywhere in it (a file or a folder) is refused, as a message (str) saying so."""
+    if not folder.is_dir():
+        return None
+    files: list[tuple[str, ...]] = []
+    for where, dirs, names in os.walk(folder):  # never into a linked folder
+        inside = Path(where).relative_to(folder).parts
+        for name in sorted(dirs + names):
+            if os.path.islink(os.path.join(where, name)):
+                return f"{visible_name('/'.join((*inside, name)))} is a symbolic link: upload the file itself"
+        dirs.sort()
+        files += [(*inside, n) for n in sorted(names) if n.endswith(".py")]
     for name in (f"{challenge_id}.py", *NAMED):
-        for path in files:
-            if path.name == name:
-                return path
+        for parts in files:
+            if parts[-1] == name:
+                return parts
     return files[0] if len(files) == 1 else None
-
-
 def failed_results(message: str) -> dict:
     return {"score": 0.0, "output": message, "stdout_visibility": "visible", "tests": []}
 
@@ -40,16 +52,24 @@ def failed_results(message: str) -> dict:
 def run(challenge_id: str, unsafe: bool) -> dict:
     from quizforge.challenges import load_challenge
     from quizforge.errors import InputError
+    from quizforge.grading.class_folder import Refused, read_submission_file
     from quizforge.grading import results
     from quizforge.grading.grade import grade
     from quizforge.grading.sandbox import SandboxError, SandboxPolicy
 
     challenge = load_challenge(challenge_id)
-    path = find_submission(autograder_root() / "submission", challenge.id)
-    if path is None:
+    folder = autograder_root() / "submission"
+    found = find_submission(folder, challenge.id)
+    if found is None:
         return failed_results(f"No submission found: upload {challenge.id}.py (or one .py file).")
+    if isinstance(found, str):
+        return failed_results(f"Not graded: {found}.")
     try:
-        result = grade(path, challenge, policy=SandboxPolicy(isolated=not unsafe))
+        source = read_submission_file(folder, found)
+    except Refused as exc:
+        return failed_results(f"Not graded: {exc}.")
+    try:
+        result = grade(folder.joinpath(*found), challenge, policy=SandboxPolicy(isolated=not unsafe), source=source)
     except SandboxError as exc:
         return failed_results(f"Not graded: {exc}. The course staff need to fix the autograder.")
     except InputError as exc:

@@ -3,7 +3,8 @@ after another as the batch driver (batch.py) hands them out.
 
     python -m quizforge.grading.batch_job CHALLENGE_ID MEMORY_BYTES TIME_LIMIT
 
-Tasks arrive on stdin, one JSON line each: {"student": ..., "path": ...}. For each, one
+Tasks arrive on stdin, one JSON line each: {"student": ..., "path": ..., "source": base64 of the
+file's bytes, as the driver read and checked them (the job never opens the student's path)}. For each, one
 JSON line goes to stdout: {"student": ..., "result": {...}} (see results_io), or
 {"student": ..., "error": "..."} when the submission could not be read. If the sandbox
 cannot be built, the job writes {"fatal": "..."} and exits 1: the batch stops, graded
@@ -13,6 +14,7 @@ as far as it got, rather than going on with less isolation. The job dies with it
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import json
 import os
@@ -60,7 +62,8 @@ def main(argv: list[str]) -> int:
                 zygote = Zygote(Limits(memory=memory))
                 zygote.start()
             try:
-                result = grade(task["path"], challenge, memory_limit=memory, time_limit=time_limit, zygote=zygote)
+                result = grade(task["path"], challenge, memory_limit=memory, time_limit=time_limit, zygote=zygote,
+                               source=base64.b64decode(task["source"]))
             except InputError as exc:
                 _emit({"student": task["student"], "error": str(exc)})
                 continue

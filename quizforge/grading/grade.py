@@ -61,19 +61,20 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
           time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None,
-          progress: Callable[[int, int], None] | None = None) -> SuiteResult:
+          progress: Callable[[int, int], None] | None = None, source: bytes | None = None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
     `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
     `progress(n, total)` is called as each hidden test begins (not when the submission is
-    rejected before it runs: then no test runs)."""
+    rejected before it runs: then no test runs). `source`: the file's bytes, already read and
+    checked (class_folder.py, for a class's hostile folder), so `path` is not opened again."""
     from quizforge.grading.isolated import IsolatedSubmission
 
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
     call_seconds = challenge.call_timeout if time_limit is None else min(challenge.call_timeout, time_limit)
     limits = Limits(memory=parse_size(memory_limit), call_seconds=call_seconds,
                     total_seconds=challenge.total_timeout if time_limit is None else time_limit)
-    source = read_submission(path)
+    source = read_submission(path) if source is None else source
     started = time.perf_counter()
 
     tree, problem = parse(source)

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from quizforge.grading.judge import SuiteResult
+from quizforge.grading.text_safety import plain
 
 # A cell a spreadsheet would run as a formula (CSV injection) starts with one of these.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -18,6 +19,7 @@ def csv_cell(value: object) -> str:
     """`value` as a CSV cell: quoted where needed, and text never read as a formula (numbers,
     negative ones included, stay numbers)."""
     if isinstance(value, str):
+        value = plain(value)  # a problem's reason can quote a file name or a message
         text = "'" + value if value.startswith(FORMULA_STARTS) else value
     else:
         text = f"{value:g}" if isinstance(value, float) else str(value)

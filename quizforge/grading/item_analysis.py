@@ -15,14 +15,16 @@ from pathlib import Path
 
 from quizforge.grading.gradebook import hidden_tests, write_atomically
 from quizforge.grading.judge import SuiteResult
+from quizforge.grading.text_safety import markdown_text, plain
 
 TOP_MESSAGES = 3
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
 
 def message_pattern(message: str) -> str:
-    """The message with its numbers replaced by #: one pattern for one kind of failure."""
-    return _NUMBER.sub("#", " ".join(message.split()))
+    """The message with its numbers replaced by #: one pattern for one kind of failure. Messages
+    come partly from submissions: no control or bidi character survives (text_safety.py)."""
+    return _NUMBER.sub("#", " ".join(plain(message).split()))
 
 
 def analyse(graded: list[tuple[str, SuiteResult]]) -> list[dict]:
@@ -44,8 +46,8 @@ def markdown(items: list[dict], challenge: str) -> str:
     for item in items:
         rate = "—" if item["pass_rate"] is None else f"{100 * item['pass_rate']:.0f}% of {item['submissions']}"
         top = item["common_failures"][0] if item["common_failures"] else None
-        failure = f"{top['message']} ({top['count']}×)" if top else ""
-        lines.append(f"| `{item['test']}` | {rate} | {failure.replace('|', '/')} |")
+        failure = f"{markdown_text(top['message'])} ({top['count']}×)" if top else ""
+        lines.append(f"| `{plain(item['test']).replace('`', chr(39))}` | {rate} | {failure} |")
     return "\n".join(lines) + "\n"
 
 

@@ -2,23 +2,19 @@
 terminal table (quizforge/cli/grade_view.py) is drawn from.
 
 Messages and output come partly from the submission (exception texts, prints), so
-every format strips control characters.
+every format strips control characters and bidi overrides (text_safety.py).
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from quizforge.grading.judge import SuiteResult
+from quizforge.grading.text_safety import plain
 
-# Characters XML 1.0 cannot hold, plus the C0/C1 controls that would drive a terminal.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-
-
-def clean(text: str) -> str:
-    return _UNPRINTABLE.sub("?", text)
+# What XML 1.0 cannot hold and what would drive a terminal or reorder a line: see text_safety.
+clean = plain
 
 
 def points(value: float) -> str:

@@ -25,6 +25,7 @@ from itertools import combinations
 from pathlib import Path
 
 from quizforge.grading.gradebook import write_atomically
+from quizforge.grading.text_safety import markdown_text
 
 K = 12            # tokens per k-gram
 WINDOW = 8        # k-gram hashes per winnowing window
@@ -130,7 +131,7 @@ def markdown(pairs: list[dict], threshold: float = THRESHOLD) -> str:
         for p in pairs:
             ra = ", ".join(f"{x}-{y}" for x, y in p["regions_a"])
             rb = ", ".join(f"{x}-{y}" for x, y in p["regions_b"])
-            lines.append(f"| {p['a']} | {p['b']} | {p['score']:.2f} | {ra} | {rb} |")
+            lines.append(f"| {markdown_text(p['a'])} | {markdown_text(p['b'])} | {p['score']:.2f} | {ra} | {rb} |")
     return "\n".join(lines) + "\n"
 
 
@@ -145,13 +146,8 @@ def starter_source(challenge_id: str) -> str:
         return ""
 
 
-def write_similarity(out: Path, sources: dict[str, Path], challenge) -> list[dict]:
-    texts = {}
-    for student, path in sources.items():
-        try:
-            texts[student] = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+def write_similarity(out: Path, texts: dict[str, str], challenge) -> list[dict]:
+    """Compare the submissions' texts (as the batch read them once: no file is opened here)."""
     pairs = similar_pairs(texts, starter_source(challenge.id))
     write_atomically(out / "similarity.json", json.dumps(pairs, indent=2) + "\n")
     write_atomically(out / "similarity.md", markdown(pairs))
