@@ -184,13 +184,13 @@ def test_bad_options_exit_2_with_one_line(tmp_path, args, words):
 # --- 5. a mock that runs out of time ----------------------------------------
 
 def _sit_until_time_is_up(home):
-    """Start a 1.8 s mock, answer Q1 as soon as it is asked, then send nothing (stdin stays
+    """Start a 3 s mock, answer Q1 as soon as it is asked, then send nothing (stdin stays
     open). Returns (Q1, answer, output after the answer), or None when the clock ran out
     before Q1 could be answered (the paper's first question was slow to generate)."""
     started = time.monotonic()
-    with Piped(home, "--mock", "gate", "--questions", "3", "--minutes", "0.03") as session:
+    with Piped(home, "--mock", "gate", "--questions", "3", "--minutes", "0.05") as session:
         try:
-            _, segment = session.expect(MOCK_PROMPT, timeout=10)
+            _, segment = session.expect(MOCK_PROMPT, timeout=30)
         except AssertionError:
             assert "Time is up" in session.text, session.text
             return None
@@ -200,11 +200,13 @@ def _sit_until_time_is_up(home):
         first = session.current
         answer = right_answer(first)
         session.send(answer)   # and then nothing more
-        session.expect("Time is up", timeout=10)
-        rest = session.read_rest(timeout=10)
-        assert session.proc.wait(timeout=5) == 0
+        session.expect("Time is up", timeout=30)
+        rest = session.read_rest(timeout=30)
+        assert session.proc.wait(timeout=30) == 0
         assert session.proc.returncode == 0
-    assert time.monotonic() - started < 12
+    # Generous for a loaded 2-core machine: what is checked is that the clock ended the mock, not
+    # how fast; a mock that never timed out would wait on stdin until the expect above failed.
+    assert time.monotonic() - started < 90
     return first, answer, rest
 
 
@@ -214,7 +216,7 @@ def test_mock_times_out_and_submits_by_itself(tmp_path):
     for template in all_templates():   # so that the key to Q1 is computed here in no time
         if template.marks == 1:
             template.question(0)
-    for n in range(4):
+    for n in range(6):
         home = tmp_path / f"sitting{n}"
         sat = _sit_until_time_is_up(home)
         if sat is not None:
@@ -228,7 +230,7 @@ def test_mock_times_out_and_submits_by_itself(tmp_path):
     assert mock["paper"][0] == first and mock["answers"] == {"0": answer}
     assert mock["result"]["status"] == "timed_out"
     assert (mock["result"]["answered"], mock["result"]["correct"]) == (1, 1)
-    assert mock["elapsed"] >= 0.03 * 60 - 0.05
+    assert mock["elapsed"] >= 0.05 * 60 - 0.05
     (s,) = db_rows(home, "SELECT * FROM sessions")
     assert s["status"] == "timed_out"
     attempts = db_rows(home, "SELECT * FROM attempts ORDER BY id")

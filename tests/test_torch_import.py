@@ -10,13 +10,27 @@ INTERRUPTED_DURING_IMPORT = textwrap.dedent("""
     import os, signal, sys, threading, time
     from quizforge.torch_import import import_torch
 
-    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()   # in the middle of a ~1 s import
+    class Slow:
+        # Holds torch's import in one of its submodules for 3 s (asleep, so not holding the GIL):
+        # the interrupt lands mid-import however fast or loaded the machine is.
+        done = released = False
+
+        def find_spec(self, name, path=None, target=None):
+            if name.startswith("torch.") and not Slow.done:
+                Slow.done = True
+                time.sleep(3)
+                Slow.released = True
+            return None
+
+    sys.meta_path.insert(0, Slow())
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()   # in the middle of the import
     started = time.monotonic()
     try:
         import_torch()
         print("not interrupted")
     except KeyboardInterrupt:
-        print(f"interrupted after {time.monotonic() - started:.2f} s")
+        loading = Slow.done and not Slow.released   # (Thread.is_alive() is unreliable after an interrupted join)
+        print(f"interrupted after {time.monotonic() - started:.2f} s", "while importing" if loading else "after the import")
     # Interrupted inside its own import, torch is left broken ("SystemError: bad call flags");
     # here its import was never interrupted, so cleanup code can still use it.
     print(import_torch().tensor([1.0, 2.0]).sum().item())
@@ -32,7 +46,9 @@ def test_ctrl_c_during_the_torch_import_unwinds_at_once():
     assert done.returncode == 130, done.stderr[-2000:]
     interrupted, works = done.stdout.splitlines()
     assert interrupted.startswith("interrupted after "), done.stdout
-    assert float(interrupted.split()[2]) < 0.8   # the wait is interrupted; the import is not waited for
+    # The wait is interrupted, the import is not waited for. Asked of the import's own thread,
+    # not of a wall clock, so a loaded machine cannot fail it (or pass it by luck).
+    assert interrupted.endswith("while importing"), done.stdout
     assert works == "3.0"
 
 
