@@ -32,6 +32,7 @@ CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoi
               "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate")
 # The grading seed of every grading here (a real grading draws a fresh one).
 PINNED_SEED = 20_240_611
+OTHER_SEEDS = (0, 2**32 - 1)  # the extremes of the range, for the bugs
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -205,6 +206,17 @@ def test_bug_loses_marks_and_is_named(path):
     assert 0 <= result.score < result.max_score
     diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
     assert any(diagnosis in message for message in failures(result)), (diagnosis, failures(result))
+
+
+@pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
+def test_bug_is_caught_under_other_seeds_too(path):
+    # Inputs differ with every grading's seed: a bug is caught and named whatever they are.
+    challenge_id = path.parent.name
+    for seed in OTHER_SEEDS:
+        result = grade(challenge_id, path, seed)
+        assert result.seed == seed and 0 <= result.score < result.max_score
+        diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
+        assert any(diagnosis in message for message in failures(result)), (seed, diagnosis, failures(result))
 
 
 def test_every_bug_has_a_diagnosis():
