@@ -60,7 +60,8 @@ def test_junit_is_valid_xml_with_one_failure_per_failed_test(suite_result):
     assert cases[1].find("failure").get("message") == "wrong values?[31m <&> [bold]x[/bold]?"
     assert cases[2].find("skipped") is not None
     properties = {p.get("name"): p.get("value") for p in root.iter("property")}
-    assert properties == {"score": "2", "max_score": "6", "seed": "1234", "sandbox.mode": "isolated", "sandbox.isolated": "true",
+    assert properties == {"score": "2", "max_score": "6", "seed": "1234",
+                          "sandbox.mode": "isolated", "sandbox.isolated": "true",
                           "sandbox.namespaces": "pid, net", "sandbox.uid": "1500000001",
                           "sandbox.visible": "/usr/lib, /opt/torch", "sandbox.limits.memory_bytes": "2147483648",
                           "sandbox.limits.processes": "256", "sandbox.notes": "", "sandbox.workers": "1"}
