@@ -1,9 +1,11 @@
-"""The six coding challenges, graded by the real judge on trusted, in-process submissions.
+"""The coding challenges, graded by the real judge on trusted, in-process submissions.
 
 For every challenge: the reference solution scores full marks and the starter 0;
 every classic bug (tests/challenge_variants/<id>/bug_*.py) loses marks and is
 named in a failure message; every other correct style (ok_*.py) scores full
 marks; and the exercise's public tests pass on the solution and fail on the starter.
+Gradings draw their inputs from a fresh seed each time; here the seed is pinned
+(PINNED_SEED), so that these checks are the same on every run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
               "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate")
+# The grading seed of every grading here (a real grading draws a fresh one).
+PINNED_SEED = 20_240_611
+OTHER_SEEDS = (0, 2**32 - 1)  # the extremes of the range, for the bugs
 # Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
 BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
 
@@ -111,7 +116,7 @@ BUG_DIAGNOSES = {
     "generate": {
         "bug_no_crop": "its block_size is 4",
         "bug_temperature_after_softmax": "the temperature is applied after the softmax",
-        "bug_top_k_keeps_one_more": "keeps 4 tokens",
+        "bug_top_k_keeps_one_more": "keep exactly the k largest logits",
         "bug_greedy_argmax": "chosen greedily",
         "bug_first_position": "the logits of the first position are used",
         "bug_ignores_generator": "pass generator=generator to torch.multinomial",
@@ -144,11 +149,11 @@ def one_torch_thread():
 
 
 @functools.cache
-def grade(challenge_id: str, path: Path) -> SuiteResult:
+def grade(challenge_id: str, path: Path, seed: int = PINNED_SEED) -> SuiteResult:
     submission = LoopbackSubmission(path)
     try:
         # The unraisable-exception plugin's gc.collect() costs ~0.3 s a run and decides no grade.
-        return run_suite(load_challenge(challenge_id), submission, ["-p", "no:unraisableexception"])
+        return run_suite(load_challenge(challenge_id), submission, ["-p", "no:unraisableexception"], seed=seed)
     finally:
         submission.close()
 
@@ -201,6 +206,17 @@ def test_bug_loses_marks_and_is_named(path):
     assert 0 <= result.score < result.max_score
     diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
     assert any(diagnosis in message for message in failures(result)), (diagnosis, failures(result))
+
+
+@pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
+def test_bug_is_caught_under_other_seeds_too(path):
+    # Inputs differ with every grading's seed: a bug is caught and named whatever they are.
+    challenge_id = path.parent.name
+    for seed in OTHER_SEEDS:
+        result = grade(challenge_id, path, seed)
+        assert result.seed == seed and 0 <= result.score < result.max_score
+        diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
+        assert any(diagnosis in message for message in failures(result)), (seed, diagnosis, failures(result))
 
 
 def test_every_bug_has_a_diagnosis():

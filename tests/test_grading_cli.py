@@ -15,6 +15,8 @@ from quizforge.grading.judge import SuiteResult
 from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
 
 REPO = Path(__file__).resolve().parent.parent
+SEED_LINE = ("inputs: drawn from seed 1234, fresh for each grading "
+             "(quiz grade --challenge softmax --seed 1234 grades with the same ones)")
 
 
 @pytest.fixture
@@ -27,14 +29,16 @@ def suite_result() -> SuiteResult:
         submission_output="printed by the submission, not by the grader:\n| hello \x07world",
         sandbox={"mode": "isolated", "isolated": True, "namespaces": ["pid", "net"], "uid": 1500000001,
                  "visible": ["/usr/lib", "/opt/torch"], "limits": {"memory_bytes": 2**31, "processes": 256},
-                 "notes": [], "workers": 1})
+                 "notes": [], "workers": 1}, seed=1234)
 
 
 def test_gradescope_fields(suite_result):
     data = results.gradescope(suite_result)
-    assert set(data) == {"score", "max_score", "execution_time", "output", "stdout_visibility", "sandbox", "tests"}
-    assert (data["score"], data["max_score"], data["execution_time"]) == (2.0, 6.0, 1.25)
-    assert data["output"] == "the grader's note\n\nprinted by the submission, not by the grader:\n| hello ?world"
+    assert set(data) == {"score", "max_score", "execution_time", "output", "stdout_visibility", "seed", "sandbox",
+                         "tests"}
+    assert (data["score"], data["max_score"], data["execution_time"], data["seed"]) == (2.0, 6.0, 1.25, 1234)
+    assert data["output"] == ("the grader's note\n\nprinted by the submission, not by the grader:\n| hello ?world\n\n"
+                              f"{SEED_LINE}")
     assert data["stdout_visibility"] == "hidden"
     assert data["sandbox"]["mode"] == "isolated" and data["sandbox"]["uid"] == 1500000001
     assert data["tests"][0] == {"name": "test_ok[a]", "score": 2.0, "max_score": 2.0, "status": "passed",
@@ -56,12 +60,13 @@ def test_junit_is_valid_xml_with_one_failure_per_failed_test(suite_result):
     assert cases[1].find("failure").get("message") == "wrong values?[31m <&> [bold]x[/bold]?"
     assert cases[2].find("skipped") is not None
     properties = {p.get("name"): p.get("value") for p in root.iter("property")}
-    assert properties == {"score": "2", "max_score": "6", "sandbox.mode": "isolated", "sandbox.isolated": "true",
+    assert properties == {"score": "2", "max_score": "6", "seed": "1234",
+                          "sandbox.mode": "isolated", "sandbox.isolated": "true",
                           "sandbox.namespaces": "pid, net", "sandbox.uid": "1500000001",
                           "sandbox.visible": "/usr/lib, /opt/torch", "sandbox.limits.memory_bytes": "2147483648",
                           "sandbox.limits.processes": "256", "sandbox.notes": "", "sandbox.workers": "1"}
     assert root.find("system-out").text == ("the grader's note\n\nprinted by the submission, not by the grader:\n"
-                                            "| hello ?world")
+                                            f"| hello ?world\n\n{SEED_LINE}")
 
 
 def test_table_has_points_status_message_and_total(suite_result):
@@ -75,6 +80,7 @@ def test_table_has_points_status_message_and_total(suite_result):
     assert "2/6" in text and "1/3 passed" in text
     assert "\x1b" not in text and "\x07" not in text
     assert "sandbox: isolated · namespaces pid+net · uid 1500000001" in text
+    assert " ".join(SEED_LINE.split()) in " ".join(text.split())
 
 
 UNSAFE = "WARNING: graded with --unsafe-no-sandbox"

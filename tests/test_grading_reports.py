@@ -17,22 +17,23 @@ REPO = Path(__file__).resolve().parent.parent
 SDPA = REPO / "tests" / "challenge_variants" / "scaled_dot_product_attention"
 
 
-def suite(*cases: tuple[str, str, float, float, str]) -> SuiteResult:
-    return SuiteResult("softmax", [Case(n, s, p, m, msg) for n, s, p, m, msg in cases])
+def suite(*cases: tuple[str, str, float, float, str], seed: int | None = 7) -> SuiteResult:
+    return SuiteResult("softmax", [Case(n, s, p, m, msg) for n, s, p, m, msg in cases], seed=seed)
 
 
 GRADED = [
     ("ada", suite(("test_a", "passed", 2, 2, ""), ("test_b", "passed", 1, 1, ""))),
     ("=cmd|calc", suite(("test_a", "failed", 0, 2, "wrong at line 12"), ("test_b", "passed", 1, 1, ""))),
-    ("cy", suite(("test_a", "failed", 0, 2, "wrong at line 13"), ("test_b", "failed", 0, 1, "timed out"))),
+    ("cy", suite(("test_a", "failed", 0, 2, "wrong at line 13"), ("test_b", "failed", 0, 1, "timed out"),
+                 seed=4294967295)),
 ]
 
 
 def test_the_gradebook_has_a_row_per_student_and_a_column_per_test():
     rows = list(csv.reader(io.StringIO(gradebook_csv(GRADED))))
-    assert rows[0] == ["student", "score", "max_score", "test_a", "test_b"]
-    assert rows[1] == ["ada", "3", "3", "2", "1"]
-    assert rows[3] == ["cy", "0", "3", "0", "0"]
+    assert rows[0] == ["student", "score", "max_score", "seed", "test_a", "test_b"]
+    assert rows[1] == ["ada", "3", "3", "7", "2", "1"]
+    assert rows[3] == ["cy", "0", "3", "4294967295", "0", "0"]
 
 
 def test_a_cell_is_never_read_as_a_formula():

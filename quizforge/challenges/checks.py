@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from quizforge.challenges import seeds
 from quizforge.grading.submission import RemoteObject, Submission, SubmissionError
 
 Mistake = tuple[str, Tensor]  # (what the student did, the output that mistake gives)
@@ -24,9 +25,15 @@ Mistake = tuple[str, Tensor]  # (what the student did, the output that mistake g
 
 # --- inputs ---------------------------------------------------------------------
 
-def seeded(seed: int) -> torch.Generator:
-    """A private generator, so each test's inputs depend only on its own seed."""
-    return torch.Generator().manual_seed(seed)
+def seeded(stream: int | str) -> torch.Generator:
+    """A private generator for input stream `stream` of this grading: each test's inputs depend only on
+    its own stream and the grading's secret seed (quizforge.challenges.seeds), never on fixed numbers."""
+    return torch.Generator().manual_seed(seeds.derive(stream))
+
+
+def integer(gen: torch.Generator, low: int, high: int) -> int:
+    """A whole number from low to high inclusive, e.g. a size or a position."""
+    return int(torch.randint(low, high + 1, (), generator=gen))
 
 
 def randn(gen: torch.Generator, *shape: int, scale: float = 1.0, dtype: torch.dtype = torch.float32) -> Tensor:

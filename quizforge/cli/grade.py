@@ -36,11 +36,14 @@ FORMATS = ("table", "json", "junit")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), metavar="OUT",
               help="With --batch: where results go (default: DIR-grades next to DIR).")
 @click.option("--force", is_flag=True, help="With --batch: grade again what an earlier run already graded.")
+@click.option("--seed", metavar="N",
+              help="Draw the hidden inputs from seed N, to grade exactly as an earlier grading did (its result "
+                   "names its seed). Default: a fresh secret seed for each grading. Not with --batch.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
               help="Exit 3 when the score is below PERCENT of the points (for CI and GitHub Classroom).")
 def grade_command(submission: Path | None, challenge_id: str, output_format: str, memory_limit: str,
                   time_limit: float | None, visibility: str | None, unsafe: bool, batch_dir: Path | None,
-                  jobs: int, out_dir: Path | None, force: bool, fail_under: float | None) -> None:
+                  jobs: int, out_dir: Path | None, force: bool, seed: str | None, fail_under: float | None) -> None:
     """Run a challenge's hidden tests against SUBMISSION.py in a sandboxed worker.
 
     The exit status is 0 whenever grading finished, whatever the score (3 with
@@ -52,6 +55,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
       quiz grade softmax.py --challenge softmax
       quiz grade attention.py --challenge scaled_dot_product_attention --format json
       quiz grade mha.py --challenge multi_head_attention --memory-limit 1GiB --time-limit 60
+      quiz grade softmax.py --challenge softmax --seed 2718281828   (the same inputs again)
     """
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
@@ -67,11 +71,17 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     if (submission is None) == (batch_dir is None):
         raise click.UsageError("give either a SUBMISSION file or --batch DIR")
     if batch_dir is not None:
+        if seed is not None:
+            raise click.UsageError("--seed regrades one submission: each student of a batch gets a fresh seed, "
+                                   "written in results/<student>.json; give that file and its seed instead")
         if unsafe:
             raise click.UsageError("--batch always grades in the sandbox; --unsafe-no-sandbox is for one file")
         _grade_batch(batch_dir, challenge, out_dir, jobs, force, memory_limit, time_limit,
                      visibility or challenge.visibility)
         return
+    from quizforge.challenges import seeds
+
+    seed_value = None if seed is None else seeds.parse(seed)  # a bad one is one line before any grading
     if unsafe:
         click.echo(results.UNSAFE_WARNING, err=True)
     try:
@@ -83,7 +93,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
                 progress.step(f"grading {submission.name}: running the hidden suite: test {n} of {total}")
 
             result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test)
+                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test, seed=seed_value)
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None

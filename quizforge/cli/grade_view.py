@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.grading.judge import SuiteResult
-from quizforge.grading.results import clean, points, sandbox_summary, shared_failure
+from quizforge.grading.results import clean, points, sandbox_summary, seed_line, shared_failure
 
 
 def table(result: SuiteResult) -> Group:
@@ -41,6 +41,8 @@ def table(result: SuiteResult) -> Group:
         parts.append(Text(clean(result.output)))
     if result.submission_output:
         parts.append(Text(clean(result.submission_output), style="dim"))
+    if result.seed is not None:
+        parts.append(Text(seed_line(result), style="dim"))
     unsafe = result.sandbox.get("mode") == "unsafe"
     parts.append(Text(sandbox_summary(result), style="bold red" if unsafe else "dim"))
     return Group(*parts)

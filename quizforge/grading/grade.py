@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from quizforge.challenges import Challenge, load_challenge
+from quizforge.challenges import Challenge, load_challenge, seeds
 from quizforge.errors import InputError
 from quizforge.grading import forbidden
 from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
@@ -61,15 +61,19 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
           time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None,
-          progress: Callable[[int, int], None] | None = None, source: bytes | None = None) -> SuiteResult:
+          progress: Callable[[int, int], None] | None = None, source: bytes | None = None,
+          seed: int | str | None = None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
     `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
     `progress(n, total)` is called as each hidden test begins (not when the submission is
     rejected before it runs: then no test runs). `source`: the file's bytes, already read and
-    checked (class_folder.py, for a class's hostile folder), so `path` is not opened again."""
+    checked (class_folder.py, for a class's hostile folder), so `path` is not opened again.
+    The suite's inputs are drawn from `seed`, a fresh secret one for each grading unless given
+    (to reproduce one: the result carries its seed)."""
     from quizforge.grading.isolated import IsolatedSubmission
 
+    seed = seeds.fresh() if seed is None else seeds.parse(seed)
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
     call_seconds = challenge.call_timeout if time_limit is None else min(challenge.call_timeout, time_limit)
     limits = Limits(memory=parse_size(memory_limit), call_seconds=call_seconds,
@@ -90,7 +94,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
             problem = (f"the submission does not define {', '.join(missing)} at the top level "
                        f"(this challenge needs {', '.join(challenge.names)})")
     if problem:
-        return _finish(failed_suite(challenge, problem), started)
+        return _finish(failed_suite(challenge, problem), started, seed)
 
     deadline = time.monotonic() + limits.total_seconds
     submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy,
@@ -107,7 +111,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         submission.prelaunch()  # the worker imports torch while the judge collects the suite
         with single_thread():  # the judge's reference values are tiny tensors
             result = run_suite(challenge, submission, deadline=deadline, time_limit=limits.total_seconds,
-                               prepare=import_submission, progress=progress)
+                               prepare=import_submission, progress=progress, seed=seed)
     finally:
         submission.close()
     result.submission_output = submission.output.summary()
@@ -116,9 +120,10 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         "startup_seconds": [round(s, 3) for s in submission.startup_seconds],
         "torch_import_seconds": [round(s, 3) for s in submission.torch_import_seconds],
     }
-    return _finish(result, started)
+    return _finish(result, started, seed)
 
 
-def _finish(result: SuiteResult, started: float) -> SuiteResult:
+def _finish(result: SuiteResult, started: float, seed: int) -> SuiteResult:
     result.duration = time.perf_counter() - started
+    result.seed = seed  # also when the submission was rejected: --seed then gives the same result
     return result

@@ -1,4 +1,4 @@
-"""A batch's gradebook: one CSV row per student, with the points of every hidden test."""
+"""A batch's gradebook: one CSV row per student, with the grading's seed and the points of every hidden test."""
 
 from __future__ import annotations
 
@@ -53,10 +53,11 @@ def hidden_tests(graded: list[tuple[str, SuiteResult]]) -> list[str]:
 
 def gradebook_csv(graded: list[tuple[str, SuiteResult]]) -> str:
     columns = hidden_tests(graded)
-    lines = [",".join(csv_cell(c) for c in ["student", "score", "max_score", *columns])]
+    lines = [",".join(csv_cell(c) for c in ["student", "score", "max_score", "seed", *columns])]
     for student, result in graded:
         points = {t.name: t.score for t in result.tests}
-        row = [student, result.score, result.max_score, *(points.get(c, "") for c in columns)]
+        seed = "" if result.seed is None else result.seed  # `quiz grade FILE --seed` regrades it alike
+        row = [student, result.score, result.max_score, seed, *(points.get(c, "") for c in columns)]
         lines.append(",".join(csv_cell(v) for v in row))
     return "\n".join(lines) + "\n"
 

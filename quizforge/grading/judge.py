@@ -2,7 +2,9 @@
 
 The suite sees the submission only through the `submission` fixture, whichever
 implementation backs it; results are collected from pytest's own reports in
-memory, never from files.
+memory, never from files. Each run draws its inputs from a grading seed
+(quizforge/challenges/seeds.py): a fresh one unless the caller gives one to reproduce
+a grading, and recorded in the result either way.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Callable
 
 import pytest
 
-from quizforge.challenges import Challenge
+from quizforge.challenges import Challenge, seeds
 from quizforge.grading.submission import Submission, SubmissionError
 
 MESSAGE_LIMIT = 500
@@ -38,6 +40,7 @@ class SuiteResult:
     output: str = ""     # the grader's own messages (e.g. a syntax error), shown once
     submission_output: str = ""  # what the submission printed, fenced (see output.py)
     sandbox: dict = field(default_factory=dict)  # how the isolated run went: workers, timings, notes
+    seed: int | None = None  # the grading seed every input was drawn from (None: no test ran)
 
     @property
     def score(self) -> float:
@@ -141,8 +144,10 @@ def _pytest_args(challenge: Challenge) -> list[str]:
 def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str] | None = None, *,
               deadline: float | None = None, time_limit: float | None = None,
               prepare: Callable[[], str | None] | None = None,
-              progress: Callable[[int, int], None] | None = None) -> SuiteResult:
+              progress: Callable[[int, int], None] | None = None, seed: int | None = None) -> SuiteResult:
     """Run the hidden suite against `submission`; every collected test gets a result.
+
+    Its inputs come from `seed` (a fresh secret one when None), kept in the result.
 
     `deadline` (time.monotonic()) or `time_limit` (seconds from now) bounds the whole
     suite: once past it, the tests not yet run fail with "timed out (suite limit ...)".
@@ -155,12 +160,14 @@ def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str
         deadline = time.monotonic() + time_limit
     total = time_limit if time_limit is not None else challenge.total_timeout
     plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare, progress)
-    exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
+    seed = seeds.fresh() if seed is None else seed
+    with seeds.using(seed):
+        exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
     if plugin.error is not None:
         raise plugin.error
     if exit_code == pytest.ExitCode.INTERRUPTED:
         raise KeyboardInterrupt  # pytest turned Ctrl-C into a partial run; the caller must stop
-    result = SuiteResult(challenge.id, duration=time.perf_counter() - start, output=plugin.failure or "")
+    result = SuiteResult(challenge.id, duration=time.perf_counter() - start, output=plugin.failure or "", seed=seed)
     for name in plugin.collected:
         # An expected test with no result counts as failed.
         result.tests.append(plugin.results.get(

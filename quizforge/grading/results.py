@@ -44,8 +44,16 @@ def sandbox_summary(result: SuiteResult) -> str:
     return "sandbox: isolated · " + " · ".join(parts)
 
 
+def seed_line(result: SuiteResult) -> str:
+    """Which seed the hidden inputs came from, and how to grade with the same ones again."""
+    if result.seed is None:
+        return ""
+    return (f"inputs: drawn from seed {result.seed}, fresh for each grading "
+            f"(quiz grade --challenge {result.challenge} --seed {result.seed} grades with the same ones)")
+
+
 def _all_output(result: SuiteResult) -> str:
-    parts = [result.output, result.submission_output]
+    parts = [result.output, result.submission_output, seed_line(result)]
     if result.sandbox.get("mode") == "unsafe":
         parts.insert(0, UNSAFE_WARNING)
     return "\n\n".join(p for p in parts if p)
@@ -53,13 +61,14 @@ def _all_output(result: SuiteResult) -> str:
 
 def gradescope(result: SuiteResult, visibility: str = "after_due_date") -> dict[str, Any]:
     """The fields of Gradescope's results.json (autograder specification), plus a `sandbox`
-    block (Gradescope keeps extra keys). `visibility` applies to every hidden test."""
+    block and the grading's `seed` (Gradescope keeps extra keys). `visibility` applies to every hidden test."""
     return {
         "score": result.score,
         "max_score": result.max_score,
         "execution_time": round(result.duration, 3),
         "output": clean(_all_output(result)),
         "stdout_visibility": "hidden",
+        "seed": result.seed,
         "sandbox": result.sandbox,
         "tests": [
             {
@@ -95,6 +104,8 @@ def junit(result: SuiteResult) -> str:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", {"name": "score", "value": points(result.score)})
     ET.SubElement(properties, "property", {"name": "max_score", "value": points(result.max_score)})
+    if result.seed is not None:
+        ET.SubElement(properties, "property", {"name": "seed", "value": str(result.seed)})
     for name, value in _flat("sandbox", result.sandbox):
         ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
     for test in result.tests:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quizforge.challenges import seeds
 from quizforge.grading.judge import SuiteResult, TestResult
 
 STATUSES = ("passed", "failed", "skipped")
@@ -17,7 +18,7 @@ STATUSES = ("passed", "failed", "skipped")
 def result_to_dict(result: SuiteResult) -> dict[str, Any]:
     return {
         "challenge": result.challenge, "duration": result.duration, "output": result.output,
-        "submission_output": result.submission_output, "sandbox": result.sandbox,
+        "submission_output": result.submission_output, "sandbox": result.sandbox, "seed": result.seed,
         "tests": [{"name": t.name, "status": t.status, "score": t.score, "max_score": t.max_score,
                    "message": t.message, "duration": t.duration} for t in result.tests],
     }
@@ -39,5 +40,8 @@ def result_from_dict(data: Any) -> SuiteResult | None:
     if not all(isinstance(f, str) for f in fields) or not isinstance(data.get("duration"), (int, float)) \
             or not isinstance(data.get("sandbox"), dict):
         return None
+    seed = data.get("seed")
+    if seed is not None and (type(seed) is not int or not 0 <= seed <= seeds.MAX_SEED):
+        return None
     return SuiteResult(data["challenge"], tests, float(data["duration"]), data["output"], data["submission_output"],
-                       data["sandbox"])
+                       data["sandbox"], seed)

@@ -70,10 +70,17 @@ def test_position_zero(submission):
         "(atol=1e-6)")
 
 
+def drawn_size(stream: int, max_len: int, d_model: int) -> tuple[int, int]:
+    """A size up to (max_len, d_model), drawn from the grading's seed: the answers cannot be a table
+    recorded for the published sizes."""
+    gen = checks.seeded(stream)
+    return checks.integer(gen, max_len // 2 + 1, max_len), 2 * checks.integer(gen, d_model // 4 + 1, d_model // 2)
+
+
 @pytest.mark.parametrize("max_len, d_model", [(4, 6), (20, 8), (64, 32), (100, 128)],
                          ids=["4x6", "20x8", "64x32", "100x128"])
 def test_matches_formula(submission, max_len, d_model):
-    check(submission, max_len, d_model)
+    check(submission, *drawn_size(max_len * 1000 + d_model, max_len, d_model))
 
 
 def test_pairs_are_sine_and_cosine_of_one_angle(submission):
@@ -88,7 +95,7 @@ def test_pairs_are_sine_and_cosine_of_one_angle(submission):
 
 
 def test_long_sequence(submission):
-    check(submission, 2048, 64)
+    check(submission, *drawn_size(1, 2048, 64))
 
 
 def test_sizes_are_independent(submission):
