@@ -299,3 +299,18 @@ def test_a_reply_whose_tensors_share_one_range_is_refused_not_buffered(tmp_path)
     assert result.score == 0
     first = result.tests[0]
     assert first.status == "failed" and "where at most" in first.message and "were expected" in first.message, first.message
+
+
+def test_an_answer_far_larger_than_asked_for_is_refused_unread(tmp_path):
+    """A 64 MiB table where a few kB were asked for: refused from the frame's prefix, each test
+    failed, and grading goes on."""
+    path = write_submission(tmp_path, '''
+        import torch
+
+        def sinusoidal_positional_encoding(max_len, d_model):
+            return torch.zeros(4096, 4096)
+    ''')
+    result = grade(path, "sinusoidal_positional_encoding")
+    assert result.score == 0 and result.max_score > 0
+    refused = [t for t in result.tests if "were expected" in t.message]
+    assert refused, [t.message for t in result.tests]

@@ -237,3 +237,13 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
     refused, grown = out.stdout.strip().splitlines()
     assert refused.startswith("refused") and "overlap" in refused
     assert int(grown) < 2 * size
+
+
+def test_the_reply_cap_grows_with_what_the_test_expects_and_no_further():
+    from quizforge.grading.sandbox import reply_cap
+    from quizforge.grading.submission import expecting_reply
+
+    assert reply_cap(1000) == 4 * 1000 + 2**20
+    with expecting_reply(8 * 2048 * 64):   # a 2048 x 64 table, counted as float64
+        assert reply_cap(1000) == 4 * (1000 + 8 * 2048 * 64) + 2**20
+    assert reply_cap(1000) == 4 * 1000 + 2**20

@@ -11,6 +11,7 @@ timeout or a forbidden call becomes one readable line saying which call failed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ import torch
 from torch import Tensor
 
 from quizforge.challenges import seeds
-from quizforge.grading.submission import RemoteObject, Submission, SubmissionError
+from quizforge.grading.submission import RemoteObject, Submission, SubmissionError, expecting_reply
 
 Mistake = tuple[str, Tensor]  # (what the student did, the output that mistake gives)
 
@@ -89,10 +90,15 @@ def attempt(action: str, fn: Callable[..., Any], *args: Any, hint: str = "", **k
         raise AssertionError(f"{action} {how} {error}" + (f" — {hint}" if hint else "")) from None
 
 
-def call(submission: Submission, name: str, *args: Any, hint: str = "", **kwargs: Any) -> Any:
-    """submission.call(name, ...), failures reported with the arguments' shapes."""
+def call(submission: Submission, name: str, *args: Any, hint: str = "", expect_shape: Iterable[int] = (),
+         **kwargs: Any) -> Any:
+    """submission.call(name, ...), failures reported with the arguments' shapes. `expect_shape`:
+    the shape of an output that the tensor arguments do not bound (one made from integers), so
+    the judge accepts a reply that large (as float64) and no larger."""
     __tracebackhide__ = True  # failures point at the test, not at this helper
-    return attempt(describe_call(name, *args, **kwargs), submission.call, name, *args, hint=hint, **kwargs)
+    expected = math.prod(expect_shape) * 8 if expect_shape else 0
+    with expecting_reply(expected):
+        return attempt(describe_call(name, *args, **kwargs), submission.call, name, *args, hint=hint, **kwargs)
 
 
 def construct(submission: Submission, class_name: str, *args: Any, **kwargs: Any) -> RemoteObject:

@@ -43,7 +43,7 @@ from typing import Any
 
 from quizforge.grading.limits import Limits
 from quizforge.grading.output import CapturedOutput
-from quizforge.grading.submission import SubmissionError, reply_value
+from quizforge.grading.submission import SubmissionError, expected_reply_bytes, reply_value
 
 SUBMISSION_NAME = "submission.py"
 POLL_SECONDS = 0.05
@@ -72,14 +72,14 @@ def _wait_exit(proc: subprocess.Popen, timeout: float) -> int:
     return proc.wait()
 
 
-# A reply may be this much larger than its request, plus this floor: every answer a suite
-# expects (an output the shape of the inputs, gradients, a state dict) fits well inside it,
-# and a worker cannot make the judge buffer more than that per request.
+# A reply may be this much larger than its request (and than what the test says it expects),
+# plus this floor: every answer a suite expects (an output the shape of the inputs, gradients,
+# a state dict) fits inside it, and a worker cannot make the judge buffer more than that.
 REPLY_GROWTH, REPLY_FLOOR_BYTES = 4, 2**20
 
 
 def reply_cap(request_bytes: int) -> int:
-    return REPLY_GROWTH * request_bytes + REPLY_FLOOR_BYTES
+    return REPLY_GROWTH * (request_bytes + expected_reply_bytes()) + REPLY_FLOOR_BYTES
 
 
 class SandboxError(RuntimeError):

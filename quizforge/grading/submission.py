@@ -20,7 +20,28 @@ itself, never an object of the submission's making.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextlib
+import contextvars
+from typing import Any, Callable, Iterator
+
+# Bytes the current request is expected to return beyond what its own arguments could turn
+# into (an output whose size comes from integer arguments, such as a positional-encoding
+# table): the judge's cap on the reply grows by this much. See sandbox.reply_cap.
+_EXPECTED_REPLY_BYTES: contextvars.ContextVar[int] = contextvars.ContextVar("expected_reply_bytes", default=0)
+
+
+@contextlib.contextmanager
+def expecting_reply(nbytes: int) -> Iterator[None]:
+    """Within the block, replies may be `nbytes` larger than their requests alone allow."""
+    token = _EXPECTED_REPLY_BYTES.set(max(0, int(nbytes)))
+    try:
+        yield
+    finally:
+        _EXPECTED_REPLY_BYTES.reset(token)
+
+
+def expected_reply_bytes() -> int:
+    return _EXPECTED_REPLY_BYTES.get()
 
 
 class SubmissionError(Exception):

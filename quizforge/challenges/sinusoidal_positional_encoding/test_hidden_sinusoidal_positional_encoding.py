@@ -41,7 +41,7 @@ def known_mistakes(max_len: int, d_model: int) -> list[checks.Mistake]:
 
 
 def table(submission, max_len: int, d_model: int) -> torch.Tensor:
-    pe = checks.call(submission, NAME, max_len, d_model)
+    pe = checks.call(submission, NAME, max_len, d_model, expect_shape=(max_len, d_model))
     return checks.expect_tensor(pe, f"{NAME}({max_len}, {d_model})", shape=(max_len, d_model), dtype=torch.float32)
 
 
