@@ -21,6 +21,7 @@ from quizforge.errors import InputError
 from quizforge.grading import forbidden
 from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
 from quizforge.grading.limits import DEFAULT_MEMORY, SUBMISSION_BYTES, Limits, format_size, parse_size
+from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.submission import SubmissionError
 from quizforge.threads import single_thread
@@ -92,7 +93,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         return _finish(failed_suite(challenge, problem), started)
 
     deadline = time.monotonic() + limits.total_seconds
-    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy,
+    submission = IsolatedSubmission(source, limits, GuardRules.for_challenge(challenge), deadline=deadline, policy=policy,
                                     zygote=zygote)
 
     def import_submission() -> str | None:
