@@ -274,6 +274,7 @@ class TorchGuards:
         verdicts: dict[object, str] = {}  # op -> "" (allowed) or the message that refuses it
         python_key = torch._C.DispatchKey.Python
         guards = self
+        running_kernel = [0]  # depth of the dispatch guard's handler (torch modes live in one thread)
 
         def verdict(func) -> str:
             found = verdicts.get(func)
@@ -290,7 +291,8 @@ class TorchGuards:
 
         class FunctionGuard(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
-                if not guards.dispatch_guard_on():
+                # Inside the dispatch guard's own handler its mode is popped while the kernel runs.
+                if not running_kernel[0] and not guards.dispatch_guard_on():
                     raise _record(LIFT_MESSAGE, path)
                 api = refused.get(_op_name(func))
                 if api is not None:
@@ -309,7 +311,11 @@ class TorchGuards:
                 message = verdict(func)
                 if message:
                     raise _record(message, path)
-                return func(*args, **(kwargs or {}))
+                running_kernel[0] += 1
+                try:
+                    return func(*args, **(kwargs or {}))
+                finally:
+                    running_kernel[0] -= 1
 
         self._python_key = python_key
         self.submission_path = path
