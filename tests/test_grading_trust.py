@@ -329,7 +329,7 @@ import json, sys
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
 from quizforge.grading.limits import Limits
-result = grade(sys.argv[1], "softmax")
+result = grade(sys.argv[1], "softmax", static_check=False)  # the probe imports os and subprocess on purpose
 sub = IsolatedSubmission(open(sys.argv[1], "rb").read(), Limits(memory=8 * 2**30, call_seconds=60))
 try:
     sub.start()
