@@ -22,6 +22,7 @@ def fixture_challenge(name: str, **overrides) -> Challenge:
     meta = tomllib.loads((folder / "challenge.toml").read_text())
     fields = dict(id=name, title=meta["title"], folder=folder, names=tuple(meta["names"]),
                   forbidden=tuple(meta.get("forbidden", ())), call_timeout=float(meta["call_timeout"]),
+                  allowed_ops=tuple(meta["allowed_ops"]) if "allowed_ops" in meta else None,
                   total_timeout=float(meta["total_timeout"]), weights=dict(meta.get("weights", {})))
     fields.update(overrides)
     return Challenge(**fields)
@@ -77,11 +78,13 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None):
     from quizforge.grading.isolated import IsolatedSubmission
     from quizforge.grading.judge import run_suite
     from quizforge.grading.limits import Limits
+    from quizforge.grading.rules import GuardRules
 
     from quizforge.grading.submission import SubmissionError
 
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
-    submission = IsolatedSubmission(path.read_bytes(), limits, challenge.forbidden, policy=policy, zygote=zygote)
+    submission = IsolatedSubmission(path.read_bytes(), limits, GuardRules.for_challenge(challenge), policy=policy,
+                                    zygote=zygote)
 
     def import_submission() -> str | None:
         try:

@@ -46,7 +46,7 @@ def test_static_check_names_the_api_and_line(source, line, shown):
     ("m = __import__('torch')", "__import__"),
     ("import importlib\nm = importlib.import_module('torch')", "import importlib"),
     ("from importlib import import_module", "from importlib import"),
-    ("import sys\nF = sys.modules['torch.nn.functional']", "sys.modules"),
+    ("import sys\nF = sys.modules['torch.nn.functional']", "`sys` cannot be imported"),
     ("import builtins", "import builtins"),
     ("f = globals()['__buil' + 'tins__']['ev' + 'al']", "globals"),
     ("v = vars()", "vars"),
@@ -123,7 +123,8 @@ def test_a_static_violation_scores_zero_without_running_anything(tmp_path):
     """)
     result = grade(path, fixture_challenge("double"))
     assert result.score == 0 and len(result.tests) == len(DOUBLE_TESTS)
-    message = "line 6: F.softmax (torch.nn.functional.softmax) is forbidden in this challenge"
+    message = ("line 2: `os` cannot be imported: it is not allowed in a submission; allowed: torch, math, numpy, "
+               "typing, dataclasses, functools, itertools, collections (and 1 more)")
     assert all(t.status == "failed" and t.message == message for t in result.tests)
     assert result.output == message
     assert not (tmp_path / "should-never-run").exists()
@@ -164,7 +165,7 @@ def test_the_guards_catch_what_the_static_check_cannot_see(tmp_path, call, line)
         assert result[name] == ("passed", "")
 
 
-def test_popping_the_guard_is_itself_caught(tmp_path):
+def test_popping_the_guard_is_refused_at_the_call(tmp_path):
     path = write_submission(tmp_path, """
         import torch
 
@@ -174,7 +175,8 @@ def test_popping_the_guard_is_itself_caught(tmp_path):
             return x * 2
     """)
     result = outcomes(grade_unchecked(path, fixture_challenge("double")))
-    assert result["test_1_vector"] == ("failed", "removing the forbidden-API guard is forbidden in this challenge")
+    # Refused at the call itself, not only noticed after the request.
+    assert result["test_1_vector"] == ("failed", "lifting the forbidden-API guards is forbidden in this challenge (line 5)")
 
 
 def test_the_dispatch_guard_sees_the_fused_kernels_behind_attention():

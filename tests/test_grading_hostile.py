@@ -14,8 +14,13 @@ import pytest
 from grading_support import DOUBLE_TESTS, fixture_challenge, namespaces_available, outcomes, write_submission
 from quizforge.errors import InputError
 from quizforge.grading import results
-from quizforge.grading.grade import grade
+from quizforge.grading.grade import grade as _grade
 from quizforge.grading.sandbox import SandboxError
+
+
+def grade(*args, **kwargs):
+    """These tests are about the sandbox: the static check would refuse their imports (os, signal, ...) first."""
+    return _grade(*args, static_check=False, **kwargs)
 
 DOUBLE = fixture_challenge("double")   # 3 s per call, 60 s per suite, 6 points
 

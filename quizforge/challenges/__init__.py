@@ -9,6 +9,7 @@ challenge.toml:
     title = "Numerically stable softmax"
     names = ["softmax"]                 # what the submission must define
     forbidden = ["torch.softmax", ...]  # dotted APIs the submission may not use
+    allowed_ops = ["aten::add", ...]    # the only ATen ops it may reach (measured: measure_ops.py)
     call_timeout = 10.0                 # seconds per request to the worker
     total_timeout = 120.0               # seconds for the whole suite
     [weights]                           # points per test function; others get `default`
@@ -34,6 +35,8 @@ class Challenge:
     folder: Path
     names: tuple[str, ...]
     forbidden: tuple[str, ...] = ()
+    # ATen overload packets the worker lets the submission reach; None: no allow-list (test-only challenges).
+    allowed_ops: tuple[str, ...] | None = None
     call_timeout: float = 10.0
     total_timeout: float = 120.0
     weights: dict[str, float] = field(default_factory=dict)
@@ -70,6 +73,7 @@ def load_challenge(challenge_id: str) -> Challenge:
         folder=folder,
         names=tuple(meta["names"]),
         forbidden=tuple(meta.get("forbidden", ())),
+        allowed_ops=tuple(meta["allowed_ops"]) if "allowed_ops" in meta else None,
         call_timeout=float(meta.get("call_timeout", 10.0)),
         total_timeout=float(meta.get("total_timeout", 120.0)),
         weights={k: float(v) for k, v in meta.get("weights", {}).items()},

@@ -13,6 +13,18 @@ by computed names (`getattr(x, "_soft" + "max")`), the interpreter's internals
 private and operator namespaces (`torch._C`, `torch.ops`, `torch.library`), and
 `import quizforge` (the sandbox does not hold the package; saying so early is kinder).
 
+It is an allow-list, not only a deny-list: a submission may import only from
+ALLOWED_IMPORTS (and no private module in them), and may not write any name or attribute
+starting with "_" except the dunder methods a class defines (`def __init__`,
+`super().__init__()`, ALLOWED_DUNDERS) and `self._x` inside its own methods, so
+`T = (torch,)[0]; T._C`, `pkgutil.resolve_name(...)` and `pydoc.locate(...)` are refused
+however the object was reached. This is our own AST walk, not RestrictedPython: that
+compiles the submission with guard functions (`_getattr_`, ...) that would run inside the
+worker beside the untrusted code, adds a package to the worker's torch-and-stdlib path,
+and gives generic messages; the worker's torch-level guards already refuse at run time
+what a source check cannot see (guards.py), so this check is a readable first line that
+names the line and what is refused.
+
 This check gives clear early messages; it is not the only defence. The worker's
 guards (quizforge/grading/sandboxed/guards.py) refuse forbidden APIs at run time, down
 to torch's dispatcher, and the sandbox holds no copy of the reference to import.
@@ -39,6 +51,20 @@ INTERNAL_ATTRIBUTES = {
 TORCH_INTERNALS = {"ops", "library", "overrides", "utils._python_dispatch", "jit", "compile", "fx", "export",
                    "package", "hub", "utils.cpp_extension", "cuda.jiterator"}
 PACKAGE = "quizforge"
+# The only modules a submission may import from (their private submodules excepted).
+ALLOWED_IMPORTS = ("torch", "math", "numpy", "typing", "dataclasses", "functools", "itertools", "collections",
+                   "__future__")
+# Public names that still run code the source does not show, or reach past the guards.
+HIDDEN_CODE = {"typing.get_type_hints", "typing.ForwardRef", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils",
+               "numpy.testing", "numpy.load", "torch.load", "torch.serialization", "torch.multiprocessing",
+               "torch.classes", "torch.distributed", "torch.cuda.jiterator"}
+# Dunder names a submission may write: the methods a class defines and calls on super().
+ALLOWED_DUNDERS = {"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__setitem__",
+                   "__contains__", "__iter__", "__next__", "__enter__", "__exit__", "__eq__", "__ne__", "__lt__",
+                   "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__add__", "__radd__", "__sub__",
+                   "__rsub__", "__mul__", "__rmul__", "__truediv__", "__matmul__", "__neg__", "__post_init__",
+                   "__name__", "__doc__", "__all__", "__slots__"}
+ALWAYS_REFUSED_CALLS = {"open", "input", "breakpoint", "exit", "quit", "help", "memoryview"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +77,19 @@ class Violation:
         if self.api == PACKAGE:
             return (f"line {self.lineno}: {self.written}: a submission cannot use quizforge (its reference "
                     "is the answer key); write the code yourself")
+        if self.api == "import":
+            module = self.written.split()[1]
+            return (f"line {self.lineno}: `{module}` cannot be imported: it is not allowed in a submission; "
+                    f"allowed: {', '.join(ALLOWED_IMPORTS[:-1])}")
+        if self.api == "private":
+            return (f"line {self.lineno}: `{self.written}`: names starting with `_` are not allowed in a submission "
+                    "(they reach Python's or torch's internals); `self._x` in your own methods and dunder "
+                    "methods such as `__init__` are fine")
+        if self.api == "hidden":
+            return (f"line {self.lineno}: {self.written} runs code the source does not show, "
+                    "which is not allowed in a submission")
+        if self.api in ALWAYS_REFUSED_CALLS:
+            return f"line {self.lineno}: {self.written} is not allowed in a submission"
         if self.api == "internals":
             return (f"line {self.lineno}: {self.written} reaches into the interpreter's or torch's internals, "
                     "which is not allowed in a submission")
@@ -152,11 +191,50 @@ def _constant_name(call: ast.Call) -> str | None:
     return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
 
 
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _own_self_attributes(tree: ast.Module) -> set[int]:
+    """ids of the `self._x` nodes in a class's own methods, where `self` (the first parameter)
+    is never rebound: the submission's own object, whose private attributes are its own."""
+    allowed: set[int] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            me = method.args.args[0].arg
+            inner = list(ast.walk(method))
+            rebound = any(isinstance(n, ast.Name) and n.id == me and not isinstance(n.ctx, ast.Load) for n in inner) \
+                or any(isinstance(n, ast.arg) and n.arg == me and n is not method.args.args[0] for n in inner)
+            if not rebound:
+                allowed.update(id(n) for n in inner if isinstance(n, ast.Attribute)
+                               and isinstance(n.value, ast.Name) and n.value.id == me)
+    return allowed
+
+
+def _private_name(name: str) -> bool:
+    """A name or attribute the submission may not write: a dunder outside ALLOWED_DUNDERS, or any
+    other name starting with "_" (an attribute; the caller allows `self._x`)."""
+    return name.startswith("_") and not (_dunder(name) and name in ALLOWED_DUNDERS)
+
+
+def _import_refused(module: str) -> bool:
+    root = module.split(".")[0]
+    return root not in ALLOWED_IMPORTS or any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def _hidden(path: str) -> bool:
+    return any(path == name or path.startswith(name + ".") for name in HIDDEN_CODE)
+
+
 def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
-    """Every reference to a forbidden, dynamic or internal API, in source order."""
+    """Every reference to a forbidden, dynamic or internal API, and everything outside the
+    allow-lists (imports, private names), in source order."""
     rules = _Rules(forbidden)
     resolver = _Resolver(tree)
     found: list[Violation] = []
+    own_attributes = _own_self_attributes(tree)
     # getattr(x, "name") with the name written out is fine; any other use of it is a computed lookup.
     written_out = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
                    and isinstance(node.func, ast.Name) and node.func.id in COMPUTED_LOOKUPS
@@ -171,8 +249,12 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
             flag(PACKAGE, node, written)
         elif root in DYNAMIC_MODULES:
             flag(module, node, written)
+        elif _import_refused(module):
+            flag("private" if root in ALLOWED_IMPORTS else "import", node, written)
         elif _internal(module):
             flag("internals", node, written)
+        elif _hidden(module):
+            flag("hidden", node, written)
         else:
             return False
         return True
@@ -182,7 +264,9 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
             for a in node.names:
                 if not check_module(a.name, node, f"import {a.name}") and rules.match(a.name):
                     flag(rules.match(a.name), node, f"import {a.name}")
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        elif isinstance(node, ast.ImportFrom) and (node.level or not node.module):
+            flag("import", node, f"from {'.' * node.level}{node.module or ''} import ...")
+        elif isinstance(node, ast.ImportFrom):
             if check_module(node.module, node, f"from {node.module} import ..."):
                 continue
             for a in node.names:
@@ -190,6 +274,10 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                 api = rules.match(full)
                 if api:
                     flag(api, node, f"from {node.module} import {a.name}")
+                elif a.name.startswith("_") and node.module != "__future__":
+                    flag("private", node, f"from {node.module} import {a.name}")
+                elif _hidden(full):
+                    flag("hidden", node, f"from {node.module} import {a.name}")
                 elif full == "sys.modules":
                     flag("sys.modules", node, "from sys import modules")
                 elif _internal(full) or a.name in INTERNAL_ATTRIBUTES:
@@ -198,15 +286,27 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
             flag(node.id, node)
         elif isinstance(node, ast.Name) and node.id in COMPUTED_LOOKUPS and id(node) not in written_out:
             flag(node.id, node)
+        elif isinstance(node, ast.Name) and node.id in ALWAYS_REFUSED_CALLS:
+            flag(node.id, node)
+        elif isinstance(node, ast.Name) and _dunder(node.id) and _private_name(node.id):
+            flag("private", node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _dunder(node.name) \
+                and _private_name(node.name):
+            flag("private", node, f"def {node.name}")
         elif isinstance(node, ast.Attribute):
             if node.attr in INTERNAL_ATTRIBUTES:
                 flag("internals", node)
+                continue
+            if _private_name(node.attr) and id(node) not in own_attributes:
+                flag("private", node)
                 continue
             path = resolver.resolve(node)
             if path:
                 api = rules.match(path)
                 if api:
                     flag(api, node)
+                elif _hidden(path):
+                    flag("hidden", node)
                 elif path == "sys.modules" or path.split(".")[0] in DYNAMIC_MODULES:
                     flag(path, node)
                 elif path.split(".")[0] == PACKAGE:
@@ -221,6 +321,9 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                 continue  # flagged as a computed lookup above
             if name in INTERNAL_ATTRIBUTES:
                 flag("internals", node)
+                continue
+            if _private_name(name):
+                flag("private", node)
                 continue
             path = resolver.resolve(node)
             if path and _internal(path):

@@ -21,6 +21,7 @@ from quizforge.errors import InputError
 from quizforge.grading import forbidden
 from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
 from quizforge.grading.limits import DEFAULT_MEMORY, SUBMISSION_BYTES, Limits, format_size, parse_size
+from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.submission import SubmissionError
 from quizforge.threads import single_thread
@@ -62,7 +63,7 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
           time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None,
           progress: Callable[[int, int], None] | None = None, source: bytes | None = None,
-          seed: int | str | None = None) -> SuiteResult:
+          seed: int | str | None = None, static_check: bool = True) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
     `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
@@ -70,7 +71,8 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
     rejected before it runs: then no test runs). `source`: the file's bytes, already read and
     checked (class_folder.py, for a class's hostile folder), so `path` is not opened again.
     The suite's inputs are drawn from `seed`, a fresh secret one for each grading unless given
-    (to reproduce one: the result carries its seed)."""
+    (to reproduce one: the result carries its seed). `static_check=False` is for tests of the
+    sandbox and the worker's guards on their own: code the static check would refuse is run anyway."""
     from quizforge.grading.isolated import IsolatedSubmission
 
     seed = seeds.fresh() if seed is None else seeds.parse(seed)
@@ -82,7 +84,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
     started = time.perf_counter()
 
     tree, problem = parse(source)
-    if tree is not None:
+    if tree is not None and static_check:
         violations = forbidden.check_source(tree, challenge.forbidden)
         if violations:
             more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
@@ -97,7 +99,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         return _finish(failed_suite(challenge, problem), started, seed)
 
     deadline = time.monotonic() + limits.total_seconds
-    submission = IsolatedSubmission(source, limits, challenge.forbidden, deadline=deadline, policy=policy,
+    submission = IsolatedSubmission(source, limits, GuardRules.for_challenge(challenge), deadline=deadline, policy=policy,
                                     zygote=zygote)
 
     def import_submission() -> str | None:

@@ -20,16 +20,17 @@ from quizforge.grading.limits import STARTUP_SECONDS, Limits
 
 MAX_CRASHES = 5
 from quizforge.grading.output import CapturedOutput
+from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
 from quizforge.grading.submission import RemoteObject, RequestObject, RequestSubmission, SubmissionError
 
 
 class IsolatedSubmission(RequestSubmission):
-    def __init__(self, source: bytes, limits: Limits, forbidden: tuple[str, ...] = (), *,
+    def __init__(self, source: bytes, limits: Limits, forbidden: GuardRules | tuple[str, ...] = (), *,
                  deadline: float | None = None, policy: SandboxPolicy | None = None, zygote=None):
         self.source = source
         self.limits = limits
-        self.forbidden = tuple(forbidden)
+        self.rules = GuardRules.of(forbidden)  # a bare tuple: forbidden APIs only, no allow-list
         self.deadline = deadline
         self.policy = policy
         self.zygote = zygote  # a quizforge.grading.zygote.Zygote to fork workers from, or None
@@ -104,9 +105,9 @@ class IsolatedSubmission(RequestSubmission):
 
     def _launch(self) -> Sandbox:
         if self.zygote is not None:
-            sandbox = self.zygote.sandbox(self.source, self.forbidden, self.limits, self.output)
+            sandbox = self.zygote.sandbox(self.source, self.rules, self.limits, self.output)
         else:
-            sandbox = Sandbox(self.source, self.forbidden, self.limits, self.output, self.policy)
+            sandbox = Sandbox(self.source, self.rules, self.limits, self.output, self.policy)
         try:
             sandbox.launch()
         except BaseException:

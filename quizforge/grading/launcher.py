@@ -237,7 +237,7 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     role = "zygote" if cfg.get("role") == "zygote" else "worker"
     boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
             + f";from sandboxed import {role};{role}.main(sys.argv[1],t)")
-    worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"],
+    worker_config = json.dumps({"submission": f"{home}/submission.py", "rules": cfg["rules"],
                                 "memory_bytes": cfg["memory_bytes"], "home": home,
                                 "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc})
     env = dict(cfg["env"], HOME=home, TMPDIR=home)

@@ -43,6 +43,7 @@ from typing import Any
 
 from quizforge.grading.limits import Limits
 from quizforge.grading.output import CapturedOutput
+from quizforge.grading.rules import GuardRules
 from quizforge.grading.submission import SubmissionError, expected_reply_bytes, reply_value
 
 SUBMISSION_NAME = "submission.py"
@@ -246,10 +247,11 @@ def _private_memory(pid: int) -> int:
 
 
 class Sandbox:
-    def __init__(self, source: bytes, forbidden: tuple[str, ...], limits: Limits, output: CapturedOutput,
-                 policy: SandboxPolicy | None = None):
+    def __init__(self, source: bytes, forbidden: GuardRules | tuple[str, ...], limits: Limits,
+                 output: CapturedOutput, policy: SandboxPolicy | None = None):
         self.source = source
-        self.forbidden = forbidden
+        self.rules = GuardRules.of(forbidden)
+        self.forbidden = self.rules.forbidden
         self.limits = limits
         self.output = output
         self.policy = policy or SandboxPolicy()
@@ -286,7 +288,7 @@ class Sandbox:
         config = {"mode": "isolated" if self.policy.isolated else "unsafe", "judge_pid": os.getpid(),
                   "python": files["python"], "binds": files["binds"], "covers": files["covers"],
                   "packages": files["packages"], "python_path": files["python_path"],
-                  "worker_dir": str(WORKER_MODULES), "forbidden": list(self.forbidden), "uid": uid,
+                  "worker_dir": str(WORKER_MODULES), "rules": self.rules.as_config(), "uid": uid,
                   "memory_bytes": self.limits.memory, "env": WORKER_ENV}
         if self.policy.isolated:
             # The source goes through a memfd: nothing of this sandbox is ever written to the host's disk.

@@ -22,6 +22,7 @@ from typing import Any
 
 from quizforge.grading.limits import STARTUP_SECONDS, Limits
 from quizforge.grading.output import CapturedOutput
+from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import Sandbox, SandboxError, SandboxInfo, SandboxPolicy
 
 SPAWN_FDS = ("request", "reply", "output", "status", "source")  # as sandboxed/zygote.py reads them
@@ -88,7 +89,7 @@ class Zygote:
     def alive(self) -> bool:
         return self._holder is not None and self._holder.proc is not None and self._holder.proc.poll() is None
 
-    def sandbox(self, source: bytes, forbidden: tuple[str, ...], limits: Limits, output: CapturedOutput,
+    def sandbox(self, source: bytes, forbidden: GuardRules | tuple[str, ...], limits: Limits, output: CapturedOutput,
                 policy: SandboxPolicy | None = None) -> "ForkedSandbox":
         return ForkedSandbox(self, source, forbidden, limits, output)
 
@@ -138,7 +139,7 @@ class _ZygoteHolder(Sandbox):
 class ForkedSandbox(Sandbox):
     """A worker forked by the zygote, in namespaces and folders of its own."""
 
-    def __init__(self, zygote: Zygote, source: bytes, forbidden: tuple[str, ...], limits: Limits,
+    def __init__(self, zygote: Zygote, source: bytes, forbidden: GuardRules | tuple[str, ...], limits: Limits,
                  output: CapturedOutput):
         super().__init__(source, forbidden, limits, output, SandboxPolicy())
         self.zygote = zygote
@@ -157,7 +158,7 @@ class ForkedSandbox(Sandbox):
         self._fds = [self._request_w, self._reply_r]
         child_fds = [request_r, reply_w, output_w, status_child.fileno(), source_fd]
         try:
-            self.zygote.spawn({"forbidden": list(self.forbidden), "memory_bytes": self.limits.memory}, child_fds)
+            self.zygote.spawn({"rules": self.rules.as_config(), "memory_bytes": self.limits.memory}, child_fds)
         finally:
             for fd in (request_r, reply_w, output_w, source_fd):
                 os.close(fd)

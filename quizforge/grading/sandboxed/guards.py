@@ -1,23 +1,47 @@
-"""Forbidden APIs at run time, inside the worker: Python-level traps and a dispatcher guard.
+"""Forbidden APIs at run time, inside the worker: Python-level traps and torch-level guards.
 
-A challenge forbids dotted names such as `torch.nn.functional.softmax`. The judge's
-static check (quizforge/grading/forbidden.py) rejects every spelling it can read. Here,
-two more layers catch what it cannot:
+A challenge forbids dotted names such as `torch.nn.functional.softmax` and allows a
+measured list of ATen ops (`allowed_ops` in its challenge.toml). The judge's static check
+(quizforge/grading/forbidden.py) rejects every spelling it can read, and every private
+name. Here, more layers catch what it cannot:
 
 * traps: each forbidden callable, and its aliases in torch's namespaces, is replaced by
   a function that records the call and raises;
-* a dispatcher guard: a TorchDispatchMode that sits below every Python spelling and
-  refuses the ATen kernels behind a forbidden API (`aten::_softmax` behind softmax,
-  the fused SDPA kernels behind scaled_dot_product_attention, ...), so
-  `torch.ops.aten._softmax` or a C-level alias cannot reach them either.
+* a function guard: a TorchFunctionMode that sees every torch function, method and
+  torch.ops call, and refuses the forbidden APIs and any private torch name (its last
+  part starts with "_" and is not a dunder) called from the submission's own code;
+  torch's own Python code may still call its private helpers (`torch.no_grad` calls
+  `torch._C._set_grad_enabled`);
+* a dispatch guard: a TorchDispatchMode below every Python spelling that refuses every
+  ATen op not on the challenge's allow-list ("`aten::_masked_softmax` is not allowed in
+  `softmax`"), so a kernel that computes the answer under a name nobody listed
+  (`_masked_softmax`, `_sparse_softmax`, `native_group_norm`, ...) cannot reach it either.
 
-A call that hits either layer is recorded in HITS, and the judge reports the request
-as kind "forbidden" even if the submission swallowed the exception.
+The guards stay in place for every call; lifting them even for one call is refused, not
+just looked for afterwards:
+
+* every entry point that pops or disables torch's mode stacks, or takes the Python
+  dispatch key out of play (LIFTERS: `DisableTorchFunction`, `_disable_current_modes`,
+  `_pop_torch_dispatch_stack`, `_ExcludeDispatchKeyGuard`, ...), is replaced by a trap
+  in every torch namespace that holds it, once the guards are in;
+* the function guard checks at each call that the dispatch guard is still at the bottom
+  of its stack with the Python dispatch key in play, so an op after a lifted dispatch
+  guard is refused where it is called;
+* after each request, `intact()` checks both guards once more.
+
+This is a defence in depth, not a proof: Python code holding an original through a path
+not listed here (ctypes, say) could still lift them. What makes that unreachable is the
+static check, which refuses imports outside a short list and every private name; the
+guards make each spelling the static check misses one more thing to get past.
+
+A call that hits any layer is recorded in HITS, and the judge reports the request as
+kind "forbidden" even if the submission swallowed the exception.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Iterable
 
@@ -43,7 +67,7 @@ class ForbiddenCall(Exception):
     """Raised by a trap or the guard: the submission called a forbidden API."""
 
 
-# (api, line in the submission) for every forbidden call during the current request.
+# (message, line in the submission) for every refused call during the current request.
 HITS: list[tuple[str, int | None]] = []
 
 
@@ -56,16 +80,20 @@ def _submission_line(path: str) -> int | None:
     return None
 
 
-def _record(api: str, path: str) -> ForbiddenCall:
-    HITS.append((api, _submission_line(path)))
-    return ForbiddenCall(f"{api} is forbidden in this challenge")
+def _record(message: str, path: str) -> ForbiddenCall:
+    HITS.append((message, _submission_line(path)))
+    return ForbiddenCall(message)
+
+
+def forbidden_message(api: str) -> str:
+    return f"{api} is forbidden in this challenge"
 
 
 # --- traps -------------------------------------------------------------------------
 
 def _trap(api: str, path: str):
     def trap(*args, **kwargs):
-        raise _record(api, path)
+        raise _record(forbidden_message(api), path)
     trap.__name__ = api.rsplit(".", 1)[-1]
     trap.__qualname__ = trap.__name__
     return trap
@@ -145,26 +173,133 @@ def _op_name(func) -> str:
     return name.split(".", 1)[0] if isinstance(name, str) else ""
 
 
+def _packet(func) -> str:
+    """The ATen overload packet of an op, as allowed_ops names it: "aten::add" for aten.add.Tensor."""
+    schema = getattr(func, "_schema", None)
+    return schema.name if schema is not None else str(func)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _shown(func) -> str:
+    """How a private torch callable is named in a message: "torch._masked_softmax"."""
+    module = getattr(func, "__module__", None) or "torch"
+    return f"{module}.{_op_name(func)}" if module.startswith("torch") else f"torch.{_op_name(func)}"
+
+
+def _called_from_torch(torch_dir: str, func=None) -> bool:
+    """Whether the caller of the function calling this one (of `func`, if it is torch's Python
+    code reached through torch.overrides) is torch's own Python code, not the submission's."""
+    frame = sys._getframe(2)
+    skipped = (__file__, os.path.join(torch_dir, "overrides.py"))
+    while frame is not None and frame.f_code.co_filename in skipped:
+        frame = frame.f_back
+    code = getattr(func, "__code__", None)
+    if frame is not None and code is not None and frame.f_code is code:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(torch_dir)
+
+
+# Ways to pop, disable or step around torch's mode stacks (and so the guards): torch._C names,
+# and the Python helpers built on them. Each is trapped wherever a torch namespace holds it.
+LIFTERS = {
+    "torch._C": ("DisableTorchFunction", "ExcludeDispatchKeyGuard", "_ExcludeDispatchKeyGuard",
+                 "_SetExcludeDispatchKeyGuard", "_ForceDispatchKeyGuard", "_DisableTorchDispatch",
+                 "_dispatch_tls_set_dispatch_key_excluded", "_pop_torch_dispatch_stack", "_pop_torch_function_stack",
+                 "_set_dispatch_mode", "_unset_dispatch_mode", "_set_torch_function_state"),
+    "torch.overrides": ("_pop_mode", "_pop_mode_temporarily"),
+    "torch.utils._python_dispatch": ("_disable_current_modes", "_pop_mode", "_pop_mode_temporarily",
+                                     "_disable_infra_mode"),
+}
+LIFT_MESSAGE = "lifting the forbidden-API guards is forbidden in this challenge"
+
+
+def trap_lifters(submission_path: str, torch_dir: str) -> int:
+    """Replace every LIFTERS entry point, in every loaded torch namespace that holds it, by a
+    trap that lets torch's own code through (torch.overrides pops a mode while it runs that
+    mode's handler) and refuses everyone else. Returns how many bindings were replaced."""
+    originals = {}
+    for module_name, names in LIFTERS.items():
+        module = sys.modules.get(module_name) or importlib.import_module(module_name)
+        for name in names:
+            value = getattr(module, name, None)
+            if value is not None:
+                originals[id(value)] = value
+    traps = {oid: _lift_trap(value, submission_path, torch_dir) for oid, value in originals.items()}
+    replaced = 0
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "torch" or module_name.startswith("torch.")):
+            continue
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for name, value in items:
+            trap = traps.get(id(value))
+            if trap is not None and value is originals[id(value)]:
+                setattr(module, name, trap)
+                replaced += 1
+    return replaced
+
+
+def _lift_trap(original, path: str, torch_dir: str):
+    def trap(*args, **kwargs):
+        if sys._getframe(1).f_code.co_filename.startswith(torch_dir):
+            return original(*args, **kwargs)
+        raise _record(LIFT_MESSAGE, path)
+    trap.__name__ = getattr(original, "__name__", "trap")
+    trap.__qualname__ = trap.__name__
+    return trap
+
+
 class TorchGuards:
     """A TorchFunctionMode (every torch function, method and torch.ops call, before composite
-    operators decompose) and a TorchDispatchMode (the kernels after) that refuse the
-    forbidden APIs for as long as they stay at the bottom of torch's mode stacks."""
+    operators decompose) and a TorchDispatchMode (the kernels after) that refuse what the
+    challenge forbids for as long as they stay at the bottom of torch's mode stacks.
+    `allowed_ops` None: no allow-list (every op not behind a forbidden API is let through)."""
 
-    def __init__(self, forbidden: Iterable[str], submission_path: str):
+    def __init__(self, forbidden: Iterable[str], submission_path: str, allowed_ops: Iterable[str] | None = None,
+                 challenge: str = ""):
+        import torch
         from torch.overrides import TorchFunctionMode
         from torch.utils._python_dispatch import TorchDispatchMode
 
         refused = refused_names(forbidden)
+        allowed = None if allowed_ops is None else frozenset(allowed_ops)
         path = submission_path
+        torch_dir = os.path.dirname(torch.__file__) + os.sep
+        where = f"`{challenge}`" if challenge else "this challenge"
+        verdicts: dict[object, str] = {}  # op -> "" (allowed) or the message that refuses it
+        python_key = torch._C.DispatchKey.Python
+        guards = self
+        running_kernel = [0]  # depth of the dispatch guard's handler (torch modes live in one thread)
 
-        def check(func) -> None:
-            api = refused.get(_op_name(func))
-            if api is not None:
-                raise _record(api, path)
+        def verdict(func) -> str:
+            found = verdicts.get(func)
+            if found is None:
+                api = refused.get(_op_name(func))
+                if api is not None:
+                    found = forbidden_message(api)
+                elif allowed is not None and _packet(func) not in allowed:
+                    found = f"`{_packet(func)}` is not allowed in {where}"
+                else:
+                    found = ""
+                verdicts[func] = found
+            return found
 
         class FunctionGuard(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
-                check(func)
+                # Inside the dispatch guard's own handler its mode is popped while the kernel runs.
+                if not running_kernel[0] and not guards.dispatch_guard_on():
+                    raise _record(LIFT_MESSAGE, path)
+                api = refused.get(_op_name(func))
+                if api is not None:
+                    raise _record(forbidden_message(api), path)
+                if _private(_op_name(func)) and not _called_from_torch(torch_dir, func):
+                    raise _record(f"{_shown(func)} is not allowed in a submission: names starting with `_` "
+                                  "are torch's internals, not its API", path)
                 return func(*args, **(kwargs or {}))
 
         class DispatchGuard(TorchDispatchMode):
@@ -173,28 +308,43 @@ class TorchGuards:
                 return False  # else torch wraps the handler in a dynamo guard that imports torch._dynamo (1 s)
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                check(func)
-                return func(*args, **(kwargs or {}))
+                message = verdict(func)
+                if message:
+                    raise _record(message, path)
+                running_kernel[0] += 1
+                try:
+                    return func(*args, **(kwargs or {}))
+                finally:
+                    running_kernel[0] -= 1
 
-        self.active = bool(refused)
-        self.function_mode = FunctionGuard() if self.active else None
-        self.dispatch_mode = DispatchGuard() if self.active else None
+        self._python_key = python_key
+        self.submission_path = path
+        self.torch_dir = torch_dir
+        self.function_mode = FunctionGuard()
+        self.dispatch_mode = DispatchGuard()
 
     def install(self) -> None:
-        if self.active:  # entered for the worker's whole life
-            self.function_mode.__enter__()
-            self.dispatch_mode.__enter__()
+        """Enter both guards for the worker's whole life, then trap every way to lift them."""
+        self.function_mode.__enter__()
+        self.dispatch_mode.__enter__()
+        trap_lifters(self.submission_path, self.torch_dir)
+
+    def dispatch_guard_on(self) -> bool:
+        import torch
+
+        return (torch._C._len_torch_dispatch_stack() >= 1
+                and torch._C._get_dispatch_stack_at(0) is self.dispatch_mode
+                and not torch._C._dispatch_tls_is_dispatch_key_excluded(self._python_key))
 
     def intact(self) -> bool:
-        """Whether both guards are still at the bottom of their stacks (the submission may have popped them)."""
-        if not self.active:
-            return True
+        """Whether both guards are still at the bottom of their stacks and switched on (the
+        submission may have popped or disabled them)."""
         import torch
 
         try:
             return (torch._C._len_torch_function_stack() >= 1
                     and torch._C._get_function_stack_at(0) is self.function_mode
-                    and torch._C._len_torch_dispatch_stack() >= 1
-                    and torch._C._get_dispatch_stack_at(0) is self.dispatch_mode)
+                    and torch._C._is_torch_function_mode_enabled()
+                    and self.dispatch_guard_on())
         except Exception:  # noqa: BLE001 - unreadable means not provably intact
             return False

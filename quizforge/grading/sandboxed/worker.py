@@ -176,9 +176,8 @@ class Server:
 
         lineno = self._line(exc.__traceback__)
         if guards.HITS:
-            api, where = guards.HITS[0]
-            return {"kind": "forbidden", "message": f"{api} is forbidden in this challenge",
-                    "exc_type": None, "lineno": where}
+            message, where = guards.HITS[0]
+            return {"kind": "forbidden", "message": message, "exc_type": None, "lineno": where}
         if isinstance(exc, SystemExit):
             code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
             return {"kind": "crash", "message": f"the submission exited (status {code or 0}) {during}",
@@ -204,7 +203,7 @@ class Server:
             fields = {k: v for k, v in request.items() if k not in ("id", "op")}
             value = method(**fields)
             if self.torch_guards is not None and not self.torch_guards.intact():
-                guards.HITS.append(("removing the forbidden-API guard", None))
+                guards.HITS.append(("removing the forbidden-API guard is forbidden in this challenge", None))
             if guards.HITS:
                 raise guards.ForbiddenCall()  # the submission swallowed a guard's exception
             return protocol.encode({"id": rid, "ok": True, "value": value})
@@ -217,15 +216,17 @@ def main(config_json: str, started: float) -> None:
     """Serve until the judge closes the request pipe. `started`: time.perf_counter() before
     this module (and so torch) was imported, for the hello's timing."""
     config = json.loads(config_json)
-    serve(config["submission"], config.get("forbidden", []), time.perf_counter() - started)
+    serve(config["submission"], config.get("rules", {}), time.perf_counter() - started)
 
 
-def serve(submission: str, forbidden: list[str], torch_import_seconds: float) -> None:
-    """Install the guards, say hello on the reply fd, then answer requests until EOF. Never returns."""
+def serve(submission: str, rules: dict, torch_import_seconds: float) -> None:
+    """Install the guards, say hello on the reply fd, then answer requests until EOF. Never returns.
+    `rules`: {"challenge": id, "forbidden": [dotted APIs], "allowed_ops": [ATen packets] or None}."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(submission)
+    forbidden = rules.get("forbidden", [])
     guards.install_traps(forbidden, path)
-    torch_guards = guards.TorchGuards(forbidden, path)
+    torch_guards = guards.TorchGuards(forbidden, path, rules.get("allowed_ops"), rules.get("challenge", ""))
     torch_guards.install()
     server = Server(path, torch_guards)
     hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds}}

@@ -193,4 +193,4 @@ def _worker(config: dict, request: dict, fds: dict[str, int]) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     sys.stdout = open(1, "w", buffering=1, closefd=False, encoding="utf-8", errors="replace")
     sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8", errors="replace")
-    worker.serve(f"{home}/submission.py", request.get("forbidden", []), 0.0)
+    worker.serve(f"{home}/submission.py", request.get("rules", {}), 0.0)

@@ -1,0 +1,32 @@
+"""`GuardRules`: what the worker's guards refuse for one challenge, as the judge passes it on.
+
+The sandbox carries it to the worker as plain data (`as_config()`), through the
+launcher's config or the zygote's spawn request, to `worker.serve` and the guards in
+quizforge/grading/sandboxed/guards.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class GuardRules:
+    challenge: str = ""
+    forbidden: tuple[str, ...] = ()            # dotted APIs, e.g. "torch.nn.functional.softmax"
+    allowed_ops: tuple[str, ...] | None = None  # ATen overload packets; None: no allow-list
+
+    @classmethod
+    def of(cls, rules: "GuardRules | Iterable[str]") -> "GuardRules":
+        """Rules as given, or a bare forbidden list (no challenge, no allow-list)."""
+        return rules if isinstance(rules, GuardRules) else cls(forbidden=tuple(rules))
+
+    @classmethod
+    def for_challenge(cls, challenge) -> "GuardRules":
+        """The rules of a quizforge.challenges.Challenge."""
+        return cls(challenge.id, tuple(challenge.forbidden), challenge.allowed_ops)
+
+    def as_config(self) -> dict:
+        return {"challenge": self.challenge, "forbidden": list(self.forbidden),
+                "allowed_ops": None if self.allowed_ops is None else list(self.allowed_ops)}

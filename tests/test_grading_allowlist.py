@@ -1,0 +1,176 @@
+"""Allow-lists, not deny-lists (issue #20, items 3-5): each attack through the real `quiz grade`
+path, and again with the static check bypassed so the worker's guards are tested on their own;
+and every solution and other correct style at full marks through the same sandbox."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from grading_support import FIXTURES, grade_unchecked, namespaces_available
+from quizforge.challenges import challenge_ids, load_challenge
+from quizforge.challenges.measure_ops import withheld, with_allowed_ops
+from quizforge.grading.forbidden import check_source
+from quizforge.grading.grade import grade
+from quizforge.grading.limits import Limits
+
+REPO = Path(__file__).resolve().parent.parent
+ATTACKS = FIXTURES / "allowlist"
+# The honest "zeros with the right shapes" floor of each attacked challenge.
+FLOOR = {"softmax": 0, "layer_norm": 2, "scaled_dot_product_attention": 3}
+
+# attack file -> (challenge, what the static check names, what the worker's guards name)
+CASES = {
+    "masked_softmax": ("softmax", "`T._masked_softmax`: names starting with `_` are not allowed",
+                       "torch._masked_softmax is not allowed in a submission"),
+    # The sparse tensor's own constructor is not on the list either, so it is refused first.
+    "sparse_softmax": ("softmax", "torch.ops.aten._sparse_softmax.default reaches into",
+                       "`aten::_sparse_coo_tensor_with_dims_and_tensors` is not allowed in `softmax`"),
+    "sdpa_math": ("scaled_dot_product_attention", "`torch._scaled_dot_product_attention_math`",
+                  "torch._scaled_dot_product_attention_math is not allowed in a submission"),
+    "refs_softmax": ("softmax", "`pkgutil` cannot be imported", "is not allowed in `softmax`"),
+    "pydoc_locate": ("softmax", "`pydoc` cannot be imported", "torch._masked_softmax is not allowed in a submission"),
+    "group_norm": ("layer_norm", None, "`aten::native_group_norm` is not allowed in `layer_norm`"),
+    "lifted_for_one_call": ("softmax", "`from torch.utils._python_dispatch import ...`",
+                            "lifting the forbidden-API guards is forbidden in this challenge"),
+    # The kernel behind torch.softmax: the dispatch guard names the API it implements.
+    "tuple_torch_c": ("softmax", "`T._C._VariableFunctions._softmax`", "torch.softmax is forbidden in this challenge"),
+}
+
+needs_namespaces = pytest.mark.skipif(not namespaces_available(), reason="the sandbox needs namespaces")
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    """One zygote for the module: each grading forks a worker instead of importing torch again."""
+    from quizforge.grading.zygote import Zygote
+
+    if not namespaces_available():
+        yield None
+        return
+    z = Zygote(Limits())
+    z.start()
+    yield z
+    z.close()
+
+
+def refusals(result) -> list[str]:
+    return [t.message for t in result.tests if t.status != "passed"]
+
+
+# --- the static check on its own ------------------------------------------------------------
+
+@pytest.mark.parametrize("attack", sorted(CASES))
+def test_the_static_check_refuses_each_attack_by_line_and_name(attack):
+    challenge_id, static, _ = CASES[attack]
+    source = (ATTACKS / f"{attack}.py").read_text()
+    found = [v.describe() for v in check_source(ast.parse(source), load_challenge(challenge_id).forbidden)]
+    if static is None:  # a public API: only the worker's allow-list can tell what it computes
+        assert found == []
+        return
+    assert found and found[0].startswith("line ") and static in found[0], found
+    assert "not allowed in a submission" in found[0]
+
+
+@pytest.mark.parametrize("attack", sorted(CASES))
+def test_through_quiz_grade_each_attack_scores_at_most_the_floor(attack, zygote):
+    challenge_id = CASES[attack][0]
+    if zygote is None:
+        pytest.skip("the sandbox needs namespaces")
+    result = grade(ATTACKS / f"{attack}.py", challenge_id, zygote=zygote)
+    assert result.tests and result.score <= FLOOR[challenge_id], refusals(result)
+    assert any("not allowed" in m or "forbidden" in m for m in refusals(result)), refusals(result)
+
+
+# --- the worker's guards on their own (the static check bypassed) ---------------------------
+
+@pytest.mark.parametrize("attack", sorted(CASES))
+def test_the_worker_guards_alone_refuse_each_attack(attack, zygote):
+    challenge_id, _, runtime = CASES[attack]
+    if zygote is None:
+        pytest.skip("the sandbox needs namespaces")
+    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote)
+    messages = refusals(result)
+    assert result.tests and result.score <= FLOOR[challenge_id], messages
+    assert any(runtime in m for m in messages), messages
+
+
+@needs_namespaces
+def test_a_lifted_guard_is_refused_at_the_call_even_if_swallowed(tmp_path, zygote):
+    path = tmp_path / "swallowed.py"
+    path.write_text(
+        "import torch\n"
+        "from torch.utils._python_dispatch import _disable_current_modes\n\n"
+        "def softmax(x, dim=-1):\n"
+        "    try:\n"
+        "        with _disable_current_modes():\n"
+        "            pass\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "    e = (x - x.amax(dim, keepdim=True)).exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n")
+    result = grade_unchecked(path, load_challenge("softmax"), zygote=zygote)
+    assert result.score == 0
+    assert all(m.endswith("lifting the forbidden-API guards is forbidden in this challenge (line 6)")
+               for m in refusals(result)), refusals(result)
+
+
+# --- honest code keeps full marks -------------------------------------------------------------
+
+HONEST = [REPO / "solutions" / f"{c}.py" for c in challenge_ids()] + sorted(
+    (REPO / "tests" / "challenge_variants").glob("*/ok_*.py"))
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_solution_and_correct_style_scores_full_marks_in_the_sandbox(path, zygote):
+    challenge_id = path.stem if path.parent.name == "solutions" else path.parent.name
+    if zygote is None:
+        pytest.skip("the sandbox needs namespaces")
+    result = grade(path, challenge_id, zygote=zygote)
+    assert result.score == result.max_score > 0, refusals(result)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "tests" / "challenge_variants").glob("*/bug_*.py"))
+                         + [REPO / "exercises" / c / "starter.py" for c in challenge_ids()],
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_bugs_and_starters_pass_the_static_check(path):
+    """A classic bug must lose marks on its values, not on a rule."""
+    forbidden = load_challenge(path.parent.name).forbidden
+    assert check_source(ast.parse(path.read_text()), forbidden) == []
+
+
+# --- the lists themselves ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("challenge_id", challenge_ids())
+def test_each_challenge_allows_a_measured_list_without_its_withheld_kernels(challenge_id):
+    challenge = load_challenge(challenge_id)
+    allowed = set(challenge.allowed_ops or ())
+    assert {"aten::add", "aten::mul", "aten::exp", "aten::sum", "aten::bmm", "aten::view"} <= allowed
+    assert not allowed & withheld(challenge.forbidden)
+    assert all(op.startswith("aten::") and "." not in op for op in allowed), "overload packets, not overloads"
+
+
+def test_what_each_challenge_withholds():
+    softmax = set(load_challenge("softmax").allowed_ops)
+    assert {"aten::_softmax", "aten::_masked_softmax", "aten::_sparse_softmax", "aten::_safe_softmax",
+            "aten::_log_softmax", "aten::_scaled_dot_product_flash_attention_for_cpu"}.isdisjoint(softmax)
+    layer_norm = set(load_challenge("layer_norm").allowed_ops)
+    assert {"aten::native_layer_norm", "aten::native_group_norm", "aten::native_batch_norm",
+            "aten::_fused_rms_norm"}.isdisjoint(layer_norm)
+    sdpa = set(load_challenge("scaled_dot_product_attention").allowed_ops)
+    assert "aten::_softmax" in sdpa  # the statement allows torch.softmax there
+    assert {"aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
+            "aten::_native_multi_head_attention"}.isdisjoint(sdpa)
+    assert "aten::native_layer_norm" in set(load_challenge("transformer_block").allowed_ops)
+
+
+def test_the_toml_writer_replaces_its_own_block_and_nothing_else():
+    text = 'title = "t"\nnames = ["f"]\nforbidden = []\ncall_timeout = 10.0\n'
+    once = with_allowed_ops(text, ["aten::add", "aten::mul"])
+    assert once.index("allowed_ops") < once.index("call_timeout")
+    twice = with_allowed_ops(once, ["aten::exp"])
+    assert twice.count("allowed_ops = [") == 1 and '"aten::exp"' in twice and "aten::add" not in twice
+    assert twice.replace(twice[twice.index("# The ATen"):twice.index("call_timeout")], "") == text.replace(
+        "call_timeout", "call_timeout")
