@@ -15,8 +15,7 @@ from quizforge.grading.judge import SuiteResult
 from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
 
 REPO = Path(__file__).resolve().parent.parent
-SEED_LINE = ("inputs: drawn from seed 1234, fresh for each grading "
-             "(quiz grade --challenge softmax --seed 1234 grades with the same ones)")
+SEED_LINE = "inputs: seed 1234, fresh for each grading (--seed 1234 grades with the same inputs)"
 
 
 @pytest.fixture

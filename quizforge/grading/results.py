@@ -48,8 +48,7 @@ def seed_line(result: SuiteResult) -> str:
     """Which seed the hidden inputs came from, and how to grade with the same ones again."""
     if result.seed is None:
         return ""
-    return (f"inputs: drawn from seed {result.seed}, fresh for each grading "
-            f"(quiz grade --challenge {result.challenge} --seed {result.seed} grades with the same ones)")
+    return f"inputs: seed {result.seed}, fresh for each grading (--seed {result.seed} grades with the same inputs)"
 
 
 def _all_output(result: SuiteResult) -> str:
