@@ -239,7 +239,8 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
             + f";from sandboxed import {role};{role}.main(sys.argv[1],t)")
     worker_config = json.dumps({"submission": f"{home}/submission.py", "forbidden": cfg["forbidden"],
                                 "memory_bytes": cfg["memory_bytes"], "home": home,
-                                "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc})
+                                "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc,
+                                "isolated": cfg["mode"] != "unsafe"})
     env = dict(cfg["env"], HOME=home, TMPDIR=home)
     os.execve(cfg["python"], [cfg["python"], "-I", "-S", "-c", boot, worker_config], env)
 

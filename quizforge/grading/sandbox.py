@@ -23,6 +23,7 @@ checked here; results are never read from a file.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -48,9 +49,10 @@ from quizforge.grading.submission import SubmissionError, reply_value
 SUBMISSION_NAME = "submission.py"
 POLL_SECONDS = 0.05
 # One compute thread: judge and worker take turns on the same cores, and OpenMP threads
-# spinning in one process after its turn starve the other (10x slower round trips).
+# spinning in one process after its turn starve the other (10x slower round trips). The
+# worker's seccomp filter refuses new threads, so no library may plan on starting any.
 WORKER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 # Unprivileged ids handed to workers when the judge is root: one per sandbox, so a worker
 # can signal no other process, and "every process of the uid" means this sandbox only.
 UID_BASE, UID_SPAN = 1_500_000_000, 2**24
@@ -95,11 +97,14 @@ class SandboxInfo:
     visible: tuple[str, ...] = ()        # what of the host's disk the worker can see
     limits: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
+    seccomp: tuple[str, ...] = ()        # the system calls the worker's filter refuses; () if none held
+    memory: str = ""                     # what bounds memory: "cgroup v2" | "rlimit + no memfd + sized tmpfs"
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "isolated": self.mode == "isolated", "namespaces": list(self.namespaces),
                 "uid": self.uid, "visible": list(self.visible), "limits": dict(self.limits),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "seccomp": {"held": bool(self.seccomp), "refused": list(self.seccomp)},
+                "memory": self.memory}
 
 
 # The packages the worker may import besides the standard library: torch and numpy with
@@ -235,6 +240,25 @@ def _private_memory(pid: int) -> int:
     return total
 
 
+def _refused_step(hello: Any) -> str | None:
+    """The worker's "a step did not hold" hello, as the error grading stops with; None otherwise."""
+    if type(hello) is not dict or hello.get("ok") is not False or hello.get("kind") != "sandbox":
+        return None
+    step, message, hint = (str(hello.get(k) or "")[:300] for k in ("step", "message", "hint"))
+    return f"the sandbox could not be built ({step or 'unknown step'}): {message}" + (
+        f"; to enable it: {hint}" if hint else "")
+
+
+def _with_seccomp(info: SandboxInfo, filtered: dict) -> SandboxInfo:
+    """`info` with what the worker's hello said of its seccomp filter."""
+    from quizforge.grading.sandboxed import seccomp
+
+    if filtered["held"]:
+        return dataclasses.replace(info, seccomp=tuple(seccomp.refused_calls()))
+    why = str(filtered.get("why") or "unknown reason")[:300]
+    return dataclasses.replace(info, notes=(*info.notes, f"no seccomp filter: {why}"))
+
+
 class Sandbox:
     def __init__(self, source: bytes, forbidden: tuple[str, ...], limits: Limits, output: CapturedOutput,
                  policy: SandboxPolicy | None = None):
@@ -340,13 +364,21 @@ class Sandbox:
             if self._error is not None:
                 raise SandboxError(self._error) from None
             raise SandboxError(f"the worker could not start: {exc.message}{self._last_output()}") from None
+        # Sent before any submission code ran: the worker is still ours, its word holds.
+        refusal = _refused_step(hello)
+        if refusal is not None:
+            self.kill()
+            raise SandboxError(refusal)
         value = hello.get("value") if type(hello) is dict else None
+        filtered = value.get("seccomp") if type(value) is dict else None
         if (hello.get("id"), hello.get("ok")) != (0, True) or type(value) is not dict \
-                or type(value.get("torch_import_seconds")) is not float:
+                or type(value.get("torch_import_seconds")) is not float or type(filtered) is not dict \
+                or type(filtered.get("held")) is not bool:
             self.kill()
             raise SandboxError("the worker started but did not say hello")
-        # The worker's own timing: only ever displayed, so trusting it is harmless.
         self.torch_import_seconds = value["torch_import_seconds"]
+        self._read_status()  # the launcher's report, written before the worker started
+        self.info = _with_seccomp(self.info, filtered)
 
     def _last_output(self) -> str:
         if self._output_thread is not None:

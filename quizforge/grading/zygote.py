@@ -11,6 +11,7 @@ init, so nothing depends on the zygote's cooperation to end it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import select
@@ -180,7 +181,7 @@ class ForkedSandbox(Sandbox):
     def _sandbox_info(self, event: dict) -> SandboxInfo:
         info = super()._sandbox_info(event)
         notes = ("forked by a zygote that imported torch once for the batch",)
-        return SandboxInfo(info.mode, info.namespaces, info.uid, self.zygote.info.visible, info.limits, notes)
+        return dataclasses.replace(info, visible=self.zygote.info.visible, notes=notes)
 
     def _kill_tree(self) -> None:
         if self._status_sock is not None:
