@@ -260,8 +260,13 @@ def main(config_json: str, started: float) -> None:
 def one_thread() -> None:
     """Torch's and the BLAS libraries' thread pools at one thread, set up now: once the filter is
     in, no library can start a thread (libgomp would abort trying)."""
-    import numpy  # noqa: F401 - its OpenBLAS reads OPENBLAS_NUM_THREADS at import, not later
+    import importlib
     import torch
+
+    try:  # torch imports numpy when it is there; its OpenBLAS reads OPENBLAS_NUM_THREADS then, not later
+        importlib.import_module("numpy")
+    except ImportError:
+        pass
 
     torch.set_num_threads(1)
     if torch.get_num_interop_threads() != 1:
