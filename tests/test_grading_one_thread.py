@@ -252,8 +252,8 @@ def softmax(x, dim=-1):
     return _Helper.apply(x, dim)
 """
 
-# The same helper through os.fork, multiprocessing, os.posix_spawn and os.system: each returns
-# the true softmax only if its helper ran.
+# The same helper through os.fork, multiprocessing and os.posix_spawn. (os.system needs a shell,
+# which the sandbox does not hold; test_the_filter_refuses_... checks it where one exists.)
 FORK_SOFTMAX = """
 import os
 import pickle
@@ -301,19 +301,6 @@ def softmax(x, dim=-1):
     return e / e.sum(dim=dim, keepdim=True)
 """
 
-SYSTEM_SOFTMAX = """
-import os
-
-import torch
-
-
-def softmax(x, dim=-1):
-    if os.system("true") != 0:
-        return torch.zeros_like(x)  # the helper could not run
-    e = torch.exp(x - x.amax(dim=dim, keepdim=True))
-    return e / e.sum(dim=dim, keepdim=True)
-"""
-
 # 3 GiB in unmapped memfds under a 2 GiB limit: neither RLIMIT_DATA nor the RSS poll saw them.
 MEMFD_HOARD = """
 import mmap
@@ -340,11 +327,15 @@ import ctypes
 
 import torch
 
+SIZE = 3 << 30
 libc = ctypes.CDLL(None, use_errno=True)
-libc.shmget.restype = ctypes.c_int
-segment = libc.shmget(0, ctypes.c_size_t(3 << 30), 0o1600)
+libc.shmat.restype = ctypes.c_void_p
+segment = libc.shmget(0, ctypes.c_size_t(SIZE), 0o1600)
 if segment < 0:
     raise OSError(ctypes.get_errno(), "shmget refused")
+address = libc.shmat(segment, None, 0)
+ctypes.memset(address, 1, SIZE)
+libc.shmdt(ctypes.c_void_p(address))
 
 
 def softmax(x, dim=-1):
@@ -360,7 +351,6 @@ ATTACKS = {
     "fork": ("softmax", FORK_SOFTMAX, ONE_THREAD),
     "multiprocessing": ("softmax", MULTIPROCESSING_SOFTMAX, ONE_THREAD),
     "posix_spawn": ("softmax", POSIX_SPAWN_SOFTMAX, ONE_THREAD),
-    "system": ("softmax", SYSTEM_SOFTMAX, None),
     "memfd_hoard": ("softmax", MEMFD_HOARD, NO_MEMFD),
     "shm_hoard": ("softmax", SHM_HOARD, "shmget refused"),
 }
@@ -394,8 +384,7 @@ def test_the_attack_scores_no_more_than_the_floor_with_the_static_check_bypassed
     assert result.score <= FLOOR[challenge_id], [(t.name, t.status, t.message) for t in result.tests]
     failed = [t for t in result.tests if t.status == "failed"]
     assert failed
-    if message is not None:
-        assert all(message in t.message for t in failed), {t.message for t in failed}
+    assert all(message in t.message for t in failed), {t.message for t in failed}
 
 
 @needs_sandbox
