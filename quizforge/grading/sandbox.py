@@ -12,7 +12,10 @@ their dependencies; nothing of quizforge. It enforces
 * time: each request has a deadline; past it the whole tree is killed (SIGKILL, so
   a submission that ignores SIGTERM makes no difference);
 * memory: RLIMIT_DATA in the worker, plus the resident memory of the whole tree
-  polled while the judge waits, since shared mappings and forks escape the rlimit;
+  polled while the judge waits, since shared mappings escape the rlimit; where cgroup v2
+  is delegated, a memory cgroup per worker too (memory_cgroup.py), which also counts
+  what no process maps. memfds and SysV shared memory are refused by the worker's
+  seccomp filter, and its tmpfs folders are size-limited;
 * processes: killing the init of the PID namespace makes the kernel kill everything
   inside; with --unsafe-no-sandbox, the launcher is a child subreaper and the judge
   kills its descendants (and, with a dropped uid, every process of that uid).
@@ -42,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quizforge.grading import memory_cgroup
 from quizforge.grading.limits import Limits
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.submission import SubmissionError, reply_value
@@ -282,6 +286,7 @@ class Sandbox:
         self._fds: list[int] = []
         self._output_thread = None
         self._active = False             # a process tree may exist: kill() has work to do
+        self.cgroup: memory_cgroup.MemoryCgroup | None = None  # this worker's own, where one can be made
         self.torch_import_seconds: float | None = None
 
     # --- starting ------------------------------------------------------------
@@ -328,6 +333,8 @@ class Sandbox:
         loaded torch yet can import it while the worker does the same. Call it from a thread
         that outlives the sandbox: the launcher dies with the thread that started it."""
         config, extra_fds = self._config()
+        self.cgroup = memory_cgroup.MemoryCgroup.create(self.limits.memory)
+        config["cgroup"] = str(self.cgroup.path) if self.cgroup is not None else None
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._status_r, status_w = os.pipe()
@@ -424,12 +431,12 @@ class Sandbox:
                 if hint:
                     self._error += f"; to enable it: {hint}"
 
-    @staticmethod
-    def _sandbox_info(event: dict) -> SandboxInfo:
+    def _sandbox_info(self, event: dict) -> SandboxInfo:
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         return SandboxInfo(str(event.get("mode", "")), tuple(map(str, event.get("namespaces", ()))),
                            event.get("uid"), tuple(map(str, event.get("visible", ()))),
-                           tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))))
+                           tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))),
+                           memory=memory_cgroup.CGROUP if self.cgroup is not None else memory_cgroup.FALLBACK)
 
     def _track_init(self, pid: int) -> None:
         """Hold the namespace's init by a pidfd, checked to be the launcher's child, so a
@@ -536,12 +543,13 @@ class Sandbox:
                 self._read_status()
                 break
         ended = self._ended
+        oom_killed = self.cgroup is not None and self.cgroup.oom_killed()
         self.kill()
         if ended is not None and ended.get("event") == "exit":
             raise SubmissionError("crash", f"the submission exited (status {ended.get('code')}) {during}")
         if ended is not None and ended.get("event") == "signal":
             number = int(ended.get("signal", 0))
-            if number == signal.SIGKILL and self._peak_memory > 0.8 * self.limits.memory:
+            if number == signal.SIGKILL and (oom_killed or self._peak_memory > 0.8 * self.limits.memory):
                 raise SubmissionError("memory", self.limits.memory_message)
             what = "crashed (segmentation fault)" if number == signal.SIGSEGV else f"was killed by {_signal_name(number)}"
             raise SubmissionError("crash", f"the submission {what} {during}")
@@ -551,7 +559,7 @@ class Sandbox:
 
     def kill(self) -> None:
         """Kill the whole tree and release everything. Safe to call more than once."""
-        if not self._active and self.base is None:
+        if not self._active and self.base is None and self.cgroup is None:
             return
         self._active = False
         self.alive = False
@@ -570,6 +578,9 @@ class Sandbox:
             if self.base is not None:
                 shutil.rmtree(self.base, ignore_errors=True)
                 self.base = None
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
 
     def _kill_tree(self) -> None:
         if self.proc is None:

@@ -150,6 +150,8 @@ def _init(config: dict, request: dict, fds: dict[str, int], status: _StatusSocke
                 limits={"memory_bytes": request["memory_bytes"], "processes": config["nproc"],
                         "file_bytes": 64 * 2**20, "open_files": 1024, "scratch": config["scratch_size"],
                         "tmp": config["tmp_size"]})
+    if request.get("cgroup") and status.sock.recv(1) != b"g":
+        os._exit(0)  # the judge moves this process into the worker's memory cgroup, then says go
     child = os.fork()
     if child == 0:
         try:
