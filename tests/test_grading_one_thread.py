@@ -398,6 +398,21 @@ def test_the_attack_scores_no_more_than_the_floor_through_quiz_grade(name, tmp_p
     report = json.loads(out)
     assert report["score"] <= FLOOR[challenge_id]
     assert report["max_score"] > 0
+    if report["sandbox"]:  # else the static check refused it before any worker ran
+        assert report["sandbox"]["seccomp"]["held"] is True
+
+
+@needs_sandbox
+def test_every_format_says_the_filter_held_and_what_bounds_memory(tmp_path, run_quiz):
+    path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json")
+    assert code == 0, err
+    box = json.loads(out)["sandbox"]
+    assert box["seccomp"]["held"] is True and "clone" in box["seccomp"]["refused"]
+    assert box["memory"] in ("cgroup v2", "rlimit + no memfd + sized tmpfs")
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax")
+    flat = " ".join(out.split())
+    assert "one thread (seccomp)" in flat and f"memory bound: {box['memory']}" in flat
 
 
 @needs_sandbox
