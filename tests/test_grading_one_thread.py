@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import fixture_challenge, grade_unchecked, namespaces_available, write_submission
+from grading_support import grade_unchecked, namespaces_available, write_submission
 from quizforge.challenges import load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
@@ -29,7 +29,6 @@ from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.sandboxed import seccomp
 from quizforge.grading.sandboxed.isolation import StepFailed
 from quizforge.grading.sandboxed.worker import NO_MEMFD, ONE_THREAD
-from quizforge.grading.submission import SubmissionError
 from quizforge.grading.zygote import Zygote
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -453,7 +452,8 @@ def test_unsafe_mode_filters_too_and_says_so(tmp_path):
 
 @needs_sandbox
 def test_every_solution_and_other_correct_style_keeps_full_marks(zygote):
-    paths = [*sorted((ROOT / "solutions").glob("*.py")), *sorted((ROOT / "tests" / "challenge_variants").glob("*/ok_*.py"))]
+    paths = [*sorted((ROOT / "solutions").glob("*.py")),
+             *sorted((ROOT / "tests" / "challenge_variants").glob("*/ok_*.py"))]
     assert len(paths) >= 30
     lost = {}
     for path in paths:
@@ -503,3 +503,18 @@ def test_a_worker_that_cannot_filter_refuses_to_serve(tmp_path):
     status, reply = done.stdout.strip().split(" ", 1)
     assert status == "111"
     assert "'step': 'seccomp'" in reply and "sparc64" in reply and "'ok': False" in reply
+
+
+def test_only_a_refused_thread_or_process_gets_the_one_thread_message():
+    from quizforge.grading.sandboxed.worker import _refused_by_the_filter
+
+    def raised(error):
+        try:
+            raise error
+        except BaseException as exc:  # noqa: BLE001
+            return exc
+
+    assert _refused_by_the_filter(raised(RuntimeError("can't start new thread"))) == ONE_THREAD
+    assert _refused_by_the_filter(raised(PermissionError(1, "Operation not permitted", "/etc/x"))) is None
+    assert _refused_by_the_filter(raised(PermissionError(13, "Permission denied"))) is None
+    assert _refused_by_the_filter(raised(RuntimeError("something else"))) is None

@@ -57,6 +57,9 @@ ONE_THREAD = "this challenge runs in one thread: threading and subprocess are no
 NO_MEMFD = "memfd_create is not available: memory must stay in the process, under the memory limit"
 # Where, in the innermost frame's source line, a call the seccomp filter refuses with EPERM shows.
 _PROCESS_WORDS = ("fork", "spawn", "exec", "clone")
+# Standard-library modules whose EPERM means a process could not be started.
+_PROCESS_MODULES = ("/subprocess.py", "/pty.py", "/popen_fork.py", "/popen_spawn_posix.py", "/popen_forkserver.py",
+                    "/forkserver.py")
 
 
 def _refused_by_the_filter(exc: BaseException) -> str | None:
@@ -68,10 +71,10 @@ def _refused_by_the_filter(exc: BaseException) -> str | None:
     if not isinstance(exc, OSError) or exc.errno != errno.EPERM:
         return None
     frames = list(traceback.walk_tb(exc.__traceback__))
-    files = {frame.f_code.co_filename for frame, _ in frames}
-    if any(f.endswith(("/subprocess.py", "/os.py", "/pty.py", "/popen_fork.py", "/popen_spawn_posix.py",
-                       "/popen_forkserver.py", "/forkserver.py")) for f in files):
-        return ONE_THREAD
+    for frame, _ in frames:
+        file, name = frame.f_code.co_filename, frame.f_code.co_name.lstrip("_")
+        if file.endswith(_PROCESS_MODULES) or (file.endswith("/os.py") and name.startswith(("spawn", "exec", "popen"))):
+            return ONE_THREAD
     if not frames:
         return None
     frame, lineno = frames[-1]
