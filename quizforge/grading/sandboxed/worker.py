@@ -5,8 +5,9 @@
 Started by the sandbox (see launcher.py) in a scratch directory that holds only a
 copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
 are a pipe the judge drains and truncates. Only this folder of quizforge is on its
-path. It imports torch, installs the forbidden-API guards, says hello, and then
-serves one request at a time. Everything here runs
+path. It imports torch, sets its thread pools to one, installs the forbidden-API guards
+and the seccomp filter (seccomp.py: no threads, processes or memfds from here on), says
+hello, and then serves one request at a time. Everything here runs
 next to untrusted code, so the judge trusts none of it: replies are plain data that
 the judge decodes strictly, and a reply can at worst be wrong, never run code there.
 """
