@@ -297,32 +297,27 @@ def test_each_solution_scores_full_marks_and_one_bug_scores_less(challenge):
 # --- non-root ---------------------------------------------------------------------------------
 
 PROBE = """
-import os, subprocess, sys
+import os, time
 
 def softmax(x, dim=-1):
     e = (x - x.amax(dim=dim, keepdim=True)).exp()
     return e / e.sum(dim=dim, keepdim=True)
 
-BOMB = '''
-import os, time
-count = 0
-try:
-    while count < 3000:
-        if os.fork() == 0:
-            time.sleep(20)
-            os._exit(0)
-        count += 1
-except OSError:
-    print("stopped", count)
-'''
-
 def look():
     found = {{"uid": os.getuid(), "root": sorted(os.listdir("/")), "home": os.path.exists({home!r}),
              "key": os.path.exists({key!r}), "repo_package": os.path.exists({package!r})}}
-    bomb = subprocess.run([sys.executable, "-S", "-c", BOMB], capture_output=True, text=True, timeout=60)
-    found["fork_bomb"] = bomb.stdout.strip()
+    count = 0
+    try:  # a fork bomb: the seccomp filter refuses the first fork (RLIMIT_NPROC would stop a later one)
+        while count < 3000:
+            if os.fork() == 0:
+                time.sleep(20)
+                os._exit(0)
+            count += 1
+    except OSError:
+        found["fork_bomb"] = f"stopped {{count}}"
     return str(found)
 """
+
 
 AS_USER = r"""
 import json, sys
@@ -406,8 +401,7 @@ def test_as_an_unprivileged_user_the_worker_sees_no_home_and_a_fork_bomb_is_cont
     assert look["uid"] == (uid_argv if uid_argv is not None else os.getuid())
     assert not look["home"] and not look["key"] and not look["repo_package"]
     assert "home" not in look["root"]
-    stopped, count = look["fork_bomb"].split()
-    assert stopped == "stopped" and int(count) <= report["sandbox"]["limits"]["processes"]
+    assert look["fork_bomb"] == "stopped 0"
 
 
 # --- packaging ------------------------------------------------------------------------------

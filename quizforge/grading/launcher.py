@@ -239,7 +239,8 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
             + f";from sandboxed import {role};{role}.main(sys.argv[1],t)")
     worker_config = json.dumps({"submission": f"{home}/submission.py", "rules": cfg["rules"],
                                 "memory_bytes": cfg["memory_bytes"], "home": home,
-                                "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc})
+                                "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "nproc": nproc,
+                                "isolated": cfg["mode"] != "unsafe"})
     env = dict(cfg["env"], HOME=home, TMPDIR=home)
     os.execve(cfg["python"], [cfg["python"], "-I", "-S", "-c", boot, worker_config], env)
 
@@ -407,11 +408,24 @@ def kill_descendants() -> None:
         time.sleep(0.01)
 
 
+def join_cgroup(path: str | None) -> None:
+    """Into the worker's memory cgroup (made by the judge, see memory_cgroup.py) before anything
+    forks, so everything below this process is counted there."""
+    if not path:
+        return
+    try:
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write("0")
+    except OSError as exc:
+        raise StepFailed("memory cgroup", f"cannot join {path} ({exc.strerror})") from None
+
+
 def main() -> None:
     cfg = json.loads(sys.argv[1])
     status = Status(cfg["status_fd"])
     os.set_inheritable(cfg["status_fd"], False)
     try:
+        join_cgroup(cfg.get("cgroup"))
         if cfg["mode"] == "unsafe":
             run_unsafe(cfg, status)
             os._exit(0)

@@ -41,6 +41,10 @@ def sandbox_summary(result: SuiteResult) -> str:
         parts.append(f"memory {memory / 2**30:g} GiB")
     if limits.get("processes"):
         parts.append(f"processes {limits['processes']}")
+    if box.get("seccomp", {}).get("held"):
+        parts.append("one thread (seccomp)")
+    if box.get("memory"):
+        parts.append(f"memory bound: {box['memory']}")
     return "sandbox: isolated · " + " · ".join(parts)
 
 

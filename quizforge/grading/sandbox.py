@@ -12,7 +12,10 @@ their dependencies; nothing of quizforge. It enforces
 * time: each request has a deadline; past it the whole tree is killed (SIGKILL, so
   a submission that ignores SIGTERM makes no difference);
 * memory: RLIMIT_DATA in the worker, plus the resident memory of the whole tree
-  polled while the judge waits, since shared mappings and forks escape the rlimit;
+  polled while the judge waits, since shared mappings escape the rlimit; where cgroup v2
+  is delegated, a memory cgroup per worker too (memory_cgroup.py), which also counts
+  what no process maps. memfds and SysV shared memory are refused by the worker's
+  seccomp filter, and its tmpfs folders are size-limited;
 * processes: killing the init of the PID namespace makes the kernel kill everything
   inside; with --unsafe-no-sandbox, the launcher is a child subreaper and the judge
   kills its descendants (and, with a dropped uid, every process of that uid).
@@ -23,6 +26,7 @@ checked here; results are never read from a file.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -41,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quizforge.grading import memory_cgroup
 from quizforge.grading.limits import Limits
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.rules import GuardRules
@@ -49,9 +54,10 @@ from quizforge.grading.submission import SubmissionError, expected_reply_bytes, 
 SUBMISSION_NAME = "submission.py"
 POLL_SECONDS = 0.05
 # One compute thread: judge and worker take turns on the same cores, and OpenMP threads
-# spinning in one process after its turn starve the other (10x slower round trips).
+# spinning in one process after its turn starve the other (10x slower round trips). The
+# worker's seccomp filter refuses new threads, so no library may plan on starting any.
 WORKER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 # Unprivileged ids handed to workers when the judge is root: one per sandbox, so a worker
 # can signal no other process, and "every process of the uid" means this sandbox only.
 UID_BASE, UID_SPAN = 1_500_000_000, 2**24
@@ -106,11 +112,14 @@ class SandboxInfo:
     visible: tuple[str, ...] = ()        # what of the host's disk the worker can see
     limits: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
+    seccomp: tuple[str, ...] = ()        # the system calls the worker's filter refuses; () if none held
+    memory: str = ""                     # what bounds memory: "cgroup v2" | "rlimit + no memfd + sized tmpfs"
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "isolated": self.mode == "isolated", "namespaces": list(self.namespaces),
                 "uid": self.uid, "visible": list(self.visible), "limits": dict(self.limits),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "seccomp": {"held": bool(self.seccomp), "refused": list(self.seccomp)},
+                "memory": self.memory}
 
 
 # The packages the worker may import besides the standard library: torch and numpy with
@@ -246,6 +255,25 @@ def _private_memory(pid: int) -> int:
     return total
 
 
+def _refused_step(hello: Any) -> str | None:
+    """The worker's "a step did not hold" hello, as the error grading stops with; None otherwise."""
+    if type(hello) is not dict or hello.get("ok") is not False or hello.get("kind") != "sandbox":
+        return None
+    step, message, hint = (str(hello.get(k) or "")[:300] for k in ("step", "message", "hint"))
+    return f"the sandbox could not be built ({step or 'unknown step'}): {message}" + (
+        f"; to enable it: {hint}" if hint else "")
+
+
+def _with_seccomp(info: SandboxInfo, filtered: dict) -> SandboxInfo:
+    """`info` with what the worker's hello said of its seccomp filter."""
+    from quizforge.grading.sandboxed import seccomp
+
+    if filtered["held"]:
+        return dataclasses.replace(info, seccomp=tuple(seccomp.refused_calls()))
+    why = str(filtered.get("why") or "unknown reason")[:300]
+    return dataclasses.replace(info, notes=(*info.notes, f"no seccomp filter: {why}"))
+
+
 class Sandbox:
     def __init__(self, source: bytes, forbidden: GuardRules | tuple[str, ...], limits: Limits,
                  output: CapturedOutput, policy: SandboxPolicy | None = None):
@@ -270,6 +298,7 @@ class Sandbox:
         self._fds: list[int] = []
         self._output_thread = None
         self._active = False             # a process tree may exist: kill() has work to do
+        self.cgroup: memory_cgroup.MemoryCgroup | None = None  # this worker's own, where one can be made
         self.torch_import_seconds: float | None = None
 
     # --- starting ------------------------------------------------------------
@@ -316,6 +345,8 @@ class Sandbox:
         loaded torch yet can import it while the worker does the same. Call it from a thread
         that outlives the sandbox: the launcher dies with the thread that started it."""
         config, extra_fds = self._config()
+        self.cgroup = memory_cgroup.MemoryCgroup.create(self.limits.memory)
+        config["cgroup"] = str(self.cgroup.path) if self.cgroup is not None else None
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         self._status_r, status_w = os.pipe()
@@ -352,13 +383,21 @@ class Sandbox:
             if self._error is not None:
                 raise SandboxError(self._error) from None
             raise SandboxError(f"the worker could not start: {exc.message}{self._last_output()}") from None
+        # Sent before any submission code ran: the worker is still ours, its word holds.
+        refusal = _refused_step(hello)
+        if refusal is not None:
+            self.kill()
+            raise SandboxError(refusal)
         value = hello.get("value") if type(hello) is dict else None
+        filtered = value.get("seccomp") if type(value) is dict else None
         if (hello.get("id"), hello.get("ok")) != (0, True) or type(value) is not dict \
-                or type(value.get("torch_import_seconds")) is not float:
+                or type(value.get("torch_import_seconds")) is not float or type(filtered) is not dict \
+                or type(filtered.get("held")) is not bool:
             self.kill()
             raise SandboxError("the worker started but did not say hello")
-        # The worker's own timing: only ever displayed, so trusting it is harmless.
         self.torch_import_seconds = value["torch_import_seconds"]
+        self._read_status()  # the launcher's report, written before the worker started
+        self.info = _with_seccomp(self.info, filtered)
 
     def _last_output(self) -> str:
         if self._output_thread is not None:
@@ -404,12 +443,12 @@ class Sandbox:
                 if hint:
                     self._error += f"; to enable it: {hint}"
 
-    @staticmethod
-    def _sandbox_info(event: dict) -> SandboxInfo:
+    def _sandbox_info(self, event: dict) -> SandboxInfo:
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         return SandboxInfo(str(event.get("mode", "")), tuple(map(str, event.get("namespaces", ()))),
                            event.get("uid"), tuple(map(str, event.get("visible", ()))),
-                           tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))))
+                           tuple(sorted(limits.items())), tuple(map(str, event.get("notes", ()))),
+                           memory=memory_cgroup.CGROUP if self.cgroup is not None else memory_cgroup.FALLBACK)
 
     def _track_init(self, pid: int) -> None:
         """Hold the namespace's init by a pidfd, checked to be the launcher's child, so a
@@ -520,12 +559,13 @@ class Sandbox:
                 self._read_status()
                 break
         ended = self._ended
+        oom_killed = self.cgroup is not None and self.cgroup.oom_killed()
         self.kill()
         if ended is not None and ended.get("event") == "exit":
             raise SubmissionError("crash", f"the submission exited (status {ended.get('code')}) {during}")
         if ended is not None and ended.get("event") == "signal":
             number = int(ended.get("signal", 0))
-            if number == signal.SIGKILL and self._peak_memory > 0.8 * self.limits.memory:
+            if number == signal.SIGKILL and (oom_killed or self._peak_memory > 0.8 * self.limits.memory):
                 raise SubmissionError("memory", self.limits.memory_message)
             what = "crashed (segmentation fault)" if number == signal.SIGSEGV else f"was killed by {_signal_name(number)}"
             raise SubmissionError("crash", f"the submission {what} {during}")
@@ -535,7 +575,7 @@ class Sandbox:
 
     def kill(self) -> None:
         """Kill the whole tree and release everything. Safe to call more than once."""
-        if not self._active and self.base is None:
+        if not self._active and self.base is None and self.cgroup is None:
             return
         self._active = False
         self.alive = False
@@ -554,6 +594,9 @@ class Sandbox:
             if self.base is not None:
                 shutil.rmtree(self.base, ignore_errors=True)
                 self.base = None
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
 
     def _kill_tree(self) -> None:
         if self.proc is None:

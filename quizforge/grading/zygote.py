@@ -11,6 +11,7 @@ init, so nothing depends on the zygote's cooperation to end it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import select
@@ -20,6 +21,7 @@ import threading
 import time
 from typing import Any
 
+from quizforge.grading import memory_cgroup
 from quizforge.grading.limits import STARTUP_SECONDS, Limits
 from quizforge.grading.output import CapturedOutput
 from quizforge.grading.rules import GuardRules
@@ -157,8 +159,11 @@ class ForkedSandbox(Sandbox):
         os.lseek(source_fd, 0, os.SEEK_SET)
         self._fds = [self._request_w, self._reply_r]
         child_fds = [request_r, reply_w, output_w, status_child.fileno(), source_fd]
+        # The init waits for our go once we have moved it into this cgroup (see _read_chunk).
+        self.cgroup = memory_cgroup.MemoryCgroup.create(self.limits.memory)
         try:
-            self.zygote.spawn({"rules": self.rules.as_config(), "memory_bytes": self.limits.memory}, child_fds)
+            self.zygote.spawn({"rules": self.rules.as_config(), "memory_bytes": self.limits.memory,
+                               "cgroup": self.cgroup is not None}, child_fds)
         finally:
             for fd in (request_r, reply_w, output_w, source_fd):
                 os.close(fd)
@@ -174,14 +179,27 @@ class ForkedSandbox(Sandbox):
         for fd in fds:
             if self._init_pidfd is None:
                 self._init_pidfd, self._init_pid = fd, _pid_of(fd)
+                self._into_cgroup()
             else:
                 os.close(fd)
         return data
 
+    def _into_cgroup(self) -> None:
+        """Move the init into this worker's cgroup before it forks the worker, then let it go."""
+        if self.cgroup is None:
+            return
+        try:
+            if self._init_pid is None:
+                raise OSError(0, "the init's pid is unknown")
+            self.cgroup.add(self._init_pid)
+            self._status_sock.send(b"g")
+        except OSError as exc:
+            self._error = f"the sandbox could not be built (memory cgroup): cannot move the worker in ({exc.strerror})"
+
     def _sandbox_info(self, event: dict) -> SandboxInfo:
         info = super()._sandbox_info(event)
         notes = ("forked by a zygote that imported torch once for the batch",)
-        return SandboxInfo(info.mode, info.namespaces, info.uid, self.zygote.info.visible, info.limits, notes)
+        return dataclasses.replace(info, visible=self.zygote.info.visible, notes=notes)
 
     def _kill_tree(self) -> None:
         if self._status_sock is not None:

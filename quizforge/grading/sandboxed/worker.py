@@ -5,22 +5,26 @@
 Started by the sandbox (see launcher.py) in a scratch directory that holds only a
 copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
 are a pipe the judge drains and truncates. Only this folder of quizforge is on its
-path. It imports torch, installs the forbidden-API guards, says hello, and then
-serves one request at a time. Everything here runs
+path. It imports torch, sets its thread pools to one, installs the forbidden-API guards
+and the seccomp filter (seccomp.py: no threads, processes or memfds from here on), says
+hello, and then serves one request at a time. Everything here runs
 next to untrusted code, so the judge trusts none of it: replies are plain data that
 the judge decodes strictly, and a reply can at worst be wrong, never run code there.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import linecache
 import os
 import sys
 import time
 import traceback
 from typing import Any
 
-from . import guards, protocol
+from . import guards, protocol, seccomp
+from .isolation import StepFailed
 
 REQUEST_FD = 3
 REPLY_FD = 4
@@ -48,6 +52,39 @@ def _backward(out: Any, grad_output: Any) -> None:
         (out * grad_output).sum().backward()
     else:
         out.backward(grad_output)
+
+
+ONE_THREAD = "this challenge runs in one thread: threading and subprocess are not available"
+NO_MEMFD = "memfd_create is not available: memory must stay in the process, under the memory limit"
+# Where, in the innermost frame's source line, a call the seccomp filter refuses with EPERM shows.
+_PROCESS_WORDS = ("fork", "spawn", "exec", "clone")
+# Standard-library modules whose EPERM means a process could not be started.
+_PROCESS_MODULES = ("/subprocess.py", "/pty.py", "/popen_fork.py", "/popen_spawn_posix.py", "/popen_forkserver.py",
+                    "/forkserver.py")
+
+
+def _refused_by_the_filter(exc: BaseException) -> str | None:
+    """The student-facing message for a thread or process the kernel would not start; None
+    for any other exception. What the filter refuses arrives as a plain EPERM, so this reads
+    what was being called."""
+    if isinstance(exc, RuntimeError) and str(exc).startswith("can't start new thread"):
+        return ONE_THREAD
+    if not isinstance(exc, OSError) or exc.errno != errno.EPERM:
+        return None
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    for frame, _ in frames:
+        file, name = frame.f_code.co_filename, frame.f_code.co_name.lstrip("_")
+        if file.endswith(_PROCESS_MODULES) or (file.endswith("/os.py") and name.startswith(("spawn", "exec", "popen"))):
+            return ONE_THREAD
+    if not frames:
+        return None
+    frame, lineno = frames[-1]
+    line = linecache.getline(frame.f_code.co_filename, lineno)
+    if "memfd_create" in line:
+        return NO_MEMFD
+    if any(word in line for word in _PROCESS_WORDS):
+        return ONE_THREAD
+    return None
 
 
 class Server:
@@ -184,6 +221,9 @@ class Server:
                     "exc_type": None, "lineno": lineno}
         if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "can't allocate memory" in text(exc)):
             return {"kind": "memory", "message": "out of memory", "exc_type": type(exc).__name__, "lineno": lineno}
+        refused = _refused_by_the_filter(exc)
+        if refused is not None:
+            return {"kind": "error", "message": refused, "exc_type": type(exc).__name__[:100], "lineno": lineno}
         if isinstance(exc, _Missing):
             return {"kind": "missing", "message": text(exc), "exc_type": None, "lineno": None}
         if isinstance(exc, protocol.EncodeError):
@@ -216,20 +256,58 @@ def main(config_json: str, started: float) -> None:
     """Serve until the judge closes the request pipe. `started`: time.perf_counter() before
     this module (and so torch) was imported, for the hello's timing."""
     config = json.loads(config_json)
-    serve(config["submission"], config.get("rules", {}), time.perf_counter() - started)
+    serve(config["submission"], config.get("rules", {}), time.perf_counter() - started,
+          isolated=config.get("isolated", True))
 
 
-def serve(submission: str, rules: dict, torch_import_seconds: float) -> None:
-    """Install the guards, say hello on the reply fd, then answer requests until EOF. Never returns.
-    `rules`: {"challenge": id, "forbidden": [dotted APIs], "allowed_ops": [ATen packets] or None}."""
+def one_thread() -> None:
+    """Torch's and the BLAS libraries' thread pools at one thread, set up now: once the filter is
+    in, no library can start a thread (libgomp would abort trying)."""
+    import importlib
+    import torch
+
+    try:  # torch imports numpy when it is there; its OpenBLAS reads OPENBLAS_NUM_THREADS then, not later
+        importlib.import_module("numpy")
+    except ImportError:
+        pass
+
+    torch.set_num_threads(1)
+    if torch.get_num_interop_threads() != 1:
+        torch.set_num_interop_threads(1)
+
+
+def filter_system_calls(isolated: bool) -> dict:
+    """Install the seccomp filter. Isolated, a filter that cannot be installed ends the worker
+    (the judge refuses to grade); with --unsafe-no-sandbox the hello only says it did not hold."""
+    try:
+        return {"held": True, "refused": seccomp.install()}
+    except StepFailed as exc:
+        if isolated:
+            raise
+        return {"held": False, "refused": [], "why": exc.message}
+
+
+def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: bool = True) -> None:
+    """Install the guards and the seccomp filter, say hello on the reply fd, then answer requests
+    until EOF. Never returns. A step that fails is the hello's answer instead: nothing of the
+    submission has run yet, so the judge can trust it. `rules`: {"challenge": id, "forbidden":
+    [dotted APIs], "allowed_ops": [ATen packets] or None}."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(submission)
-    forbidden = rules.get("forbidden", [])
-    guards.install_traps(forbidden, path)
-    torch_guards = guards.TorchGuards(forbidden, path, rules.get("allowed_ops"), rules.get("challenge", ""))
-    torch_guards.install()
+    try:
+        one_thread()
+        forbidden = rules.get("forbidden", [])
+        guards.install_traps(forbidden, path)
+        torch_guards = guards.TorchGuards(forbidden, path, rules.get("allowed_ops"), rules.get("challenge", ""))
+        torch_guards.install()
+        filtered = filter_system_calls(isolated)
+    except StepFailed as exc:
+        refusal = {"id": 0, "ok": False, "kind": "sandbox", "step": exc.step, "message": exc.message,
+                   "hint": exc.hint}
+        protocol.write_frame(REPLY_FD, protocol.encode(refusal))
+        os._exit(111)
     server = Server(path, torch_guards)
-    hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds}}
+    hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds, "seccomp": filtered}}
     protocol.write_frame(REPLY_FD, protocol.encode(hello))
     while True:
         try:

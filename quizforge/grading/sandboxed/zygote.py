@@ -13,7 +13,9 @@ submission. For each, the zygote forks a child that
    so nothing a previous submission wrote is there;
 3. forks the init of its PID namespace, which mounts that namespace's /proc and forks the
    worker: limits, a new session, no capabilities, no new privileges, then the worker's
-   request loop (worker.serve) on a pristine copy of the zygote's memory;
+   request loop (worker.serve, which installs the seccomp filter: the zygote itself is not
+   filtered, it must fork) on a pristine copy of the zygote's memory. Where the judge made
+   the worker a memory cgroup, the init waits until the judge has moved it there;
 4. sends the judge a pidfd of that init (killing it ends the worker's whole namespace), and
    the init reports how the worker ended.
 
@@ -150,6 +152,8 @@ def _init(config: dict, request: dict, fds: dict[str, int], status: _StatusSocke
                 limits={"memory_bytes": request["memory_bytes"], "processes": config["nproc"],
                         "file_bytes": 64 * 2**20, "open_files": 1024, "scratch": config["scratch_size"],
                         "tmp": config["tmp_size"]})
+    if request.get("cgroup") and status.sock.recv(1) != b"g":
+        os._exit(0)  # the judge moves this process into the worker's memory cgroup, then says go
     child = os.fork()
     if child == 0:
         try:
