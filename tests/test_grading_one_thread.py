@@ -490,7 +490,7 @@ def test_a_worker_that_cannot_filter_refuses_to_serve(tmp_path):
             os.close(write)
         pid = os.fork()
         if pid == 0:
-            worker.serve(sys.argv[1], [], 0.0)
+            worker.serve(sys.argv[1], {}, 0.0)
         _, status = os.waitpid(pid, 0)
         os.close(worker.REPLY_FD)
         print(os.waitstatus_to_exitcode(status), protocol.read_frame(read))
