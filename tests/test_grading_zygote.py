@@ -152,3 +152,22 @@ def test_the_sandbox_probe_through_a_forked_worker(zygote, tmp_path):
     assert status["write_tmp"] == ("passed", "") and not Path(f"/tmp/{marker}").exists()
     assert status["spawn_detached"][0] == "failed" and "runs in one thread" in status["spawn_detached"][1]
     assert processes_with(marker) == []
+
+
+LAZY_IMPORTER = """
+import importlib, os, sys
+
+def attempt(action):
+    missing = [p for p in sys.path if not os.path.exists(p)]
+    importlib.import_module("torch.fx.experimental.symbolic_shapes")   # imported lazily, from disk, now
+    return str(missing)
+"""
+
+
+def test_a_forked_worker_still_sees_its_python_path_and_imports_lazily(zygote):
+    """Each worker gets a fresh /tmp. A clone under /tmp with its venv inside (the natural
+    place) has torch bound under /tmp: the fresh tmpfs must keep those binds, or every lazy
+    import of a torch submodule fails after the fork."""
+    if zygote is None:
+        return
+    assert run(zygote, LAZY_IMPORTER) == "[]"

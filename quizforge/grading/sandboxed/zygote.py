@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import sys
 import time
 
 from . import worker
-from .isolation import (MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, PR_SET_DUMPABLE, PR_SET_PDEATHSIG,
+from .isolation import (MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, PR_SET_DUMPABLE, PR_SET_PDEATHSIG,
                         StepFailed, drop_privileges, enter_namespaces, mount, prctl, set_limits)
 
 CONTROL_FD = 3
@@ -98,6 +99,43 @@ def _spawn(config: dict, request: dict, fds: dict[str, int], control: socket.soc
     os._exit(111)
 
 
+def _mount_points_below(folder: str) -> list[str]:
+    """The outermost mount points strictly inside `folder`, from this process's mountinfo."""
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            raw = line.split()[4]
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), raw)
+            if point.startswith(folder + "/"):
+                points.append(point)
+    points.sort(key=len)
+    outermost: list[str] = []
+    for point in points:
+        if not any(point == o or point.startswith(o + "/") for o in outermost):
+            outermost.append(point)
+    return outermost
+
+
+def _fresh_tmpfs_keeping_binds(folder: str, size: str) -> None:
+    """An empty tmpfs on `folder`, with the read-only binds the launcher put inside it (a venv
+    under /tmp) bound again at the same places: otherwise the worker's lazy imports from
+    that venv would find nothing."""
+    kept = [(point, os.open(point, os.O_PATH | os.O_CLOEXEC)) for point in _mount_points_below(folder)]
+    try:
+        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
+        for point, fd in kept:
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.makedirs(point, mode=0o755, exist_ok=True)
+            else:  # a single-file module such as typing_extensions.py
+                os.makedirs(os.path.dirname(point), mode=0o755, exist_ok=True)
+                os.close(os.open(point, os.O_CREAT | os.O_WRONLY, 0o644))
+            # A recursive bind copies each mount with its flags: read-only, nosuid, nodev stay.
+            mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
+    finally:
+        for _point, fd in kept:
+            os.close(fd)
+
+
 def _child(config: dict, request: dict, fds: dict[str, int], status: _StatusSocket) -> None:
     """Namespaces and fresh folders of its own, then the init of its PID namespace."""
     with os.fdopen(os.dup(fds["source"]), "rb") as f:
@@ -112,7 +150,7 @@ def _child(config: dict, request: dict, fds: dict[str, int], status: _StatusSock
         with open(os.path.join(home, "submission.py"), "wb") as f:
             f.write(source)
         for path in ("/tmp", "/dev/shm"):
-            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['tmp_size']},mode=1777")
+            _fresh_tmpfs_keeping_binds(path, config["tmp_size"])
     except OSError as exc:
         raise StepFailed("file-system isolation", f"cannot give the worker fresh folders ({exc})") from None
     init = os.fork()
