@@ -1,0 +1,165 @@
+"""What every LMS export shares: questions as HTML with MathJax math, the titles students
+see, the printed NAT range ends, and the class's variants grouped by question slot.
+
+The bank writes Markdown with `$…$` / `$$…$$` math. An LMS renders HTML and runs MathJax
+over `\\(…\\)` and `\\[…\\]`, so the math spans are set aside before the Markdown is
+rendered (Markdown's backslash escapes would otherwise eat `\\(` and `\\\\`) and put back
+afterwards, HTML-escaped, as MathJax delimiters.
+
+A student sees "Q1 · Attention weights", the template's title; the question ID (which
+`quiz explain` turns into the worked answer) goes only where an instructor alone looks.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from functools import lru_cache
+
+from quizforge.problemsets.variants import Paper, Slot
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+# Letters and digits only, so no Markdown rule can touch it.
+_HOLDER = "QFMATH{}X"
+_HOLDERS = re.compile(r"QFMATH(\d+)X")
+
+
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
+    return MarkdownIt("commonmark", {"html": False, "xhtmlOut": True}).enable("table")
+
+
+def _render(markdown: str, inline: bool) -> str:
+    spans: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        display, tex = match.group(1) is not None, match.group(1) or match.group(2)
+        spans.append((r"\[" + tex.strip() + r"\]") if display else (r"\(" + tex.strip() + r"\)"))
+        return _HOLDER.format(len(spans) - 1)
+
+    held = _MATH.sub(hold, markdown)
+    md = _markdown()
+    rendered = md.renderInline(held) if inline else md.render(held)
+    return _HOLDERS.sub(lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered).strip()
+
+
+def to_html(markdown: str) -> str:
+    """Markdown with $…$ math → HTML (XHTML-well-formed) with \\(…\\) and \\[…\\] for MathJax."""
+    return _render(markdown, inline=False)
+
+
+def inline_html(markdown: str) -> str:
+    """One line of Markdown (an option) → inline HTML, no paragraph around it."""
+    return _render(markdown, inline=True)
+
+
+def student_title(number: int, question) -> str:
+    """What a student may see as the question's name: its number and its template's title."""
+    return f"Q{number} · {question.title}"
+
+
+def question_html(question) -> str:
+    """The question as a student reads it: prompt, matrices, how to answer."""
+    from quizforge.bank.export import _bmatrix
+
+    parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
+    parts.append(f"*{question.instruction()}*")
+    return to_html("\n\n".join(parts))
+
+
+def solution_html(question) -> str:
+    """The worked solution, for the LMS's general feedback: the key, each step, why each option."""
+    from quizforge.bank.export import _step_markdown, accepted_text
+    from quizforge.bank.question import LETTERS
+
+    lines = [f"**Answer:** {question.answer_md}"
+             + (f" (accepted: {accepted_text(question)})" if question.kind == "NAT" else ""), ""]
+    lines += [f"{n}. {_step_markdown(step)}" for n, step in enumerate(question.solution, 1)]
+    reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
+    if reasons:
+        lines += ["", "**Why each option is right or wrong.**", ""]
+        lines += [f"- ({LETTERS[i]}) {'✓' if o.correct else '✗'} {o.why}" for i, o in reasons]
+    return to_html("\n".join(lines))
+
+
+# --- NAT ranges ------------------------------------------------------------------------------
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def range_ends(question) -> tuple[str, str]:
+    """The accepted NAT range as the key prints it ('0.49 to 0.51'), as two plain decimal
+    strings an LMS reads ('0.49', '0.51'): the same ends the paper's key shows.
+
+    A bound the key prints as a fraction (an exact key of 1/3) has no decimal form; it is
+    written with 17 significant digits, the closest a float-based LMS can come."""
+    from quizforge.bank.grading import numeric_key
+
+    key = numeric_key(question)
+    printed = key.range_text().split(" to ")
+    low_text, high_text = printed[0], printed[-1]
+    ends = []
+    for text, bound in zip((low_text, high_text), key.interval()):
+        plain = text.replace(",", "")
+        ends.append(plain if _decimal(plain) is not None else format(float(Fraction(bound)), ".17g"))
+    return ends[0], ends[1]
+
+
+def _plain(value: Decimal) -> str:
+    """A decimal as a short string every LMS parses: '0.49', '1050000', '1.0395E+24'."""
+    text = format(value.normalize(), "f") if abs(value.adjusted()) < 16 else str(value.normalize())
+    return "0" if text in ("-0", "0E+0") else text
+
+
+def midpoint_and_halfwidth(low: str, high: str) -> tuple[str, str]:
+    """The range as an answer ± a tolerance (Moodle's numerical), computed exactly in decimal."""
+    lo, hi = Decimal(low), Decimal(high)
+    two = Decimal(2)
+    from decimal import localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        return _plain((lo + hi) / two), _plain((hi - lo) / two)
+
+
+# --- delivery by slot -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SlotVariants:
+    """One question slot of the set and every distinct variant the class was given for it."""
+
+    slot: Slot
+    title: str            # "Q1 · Attention weights"
+    questions: tuple      # distinct questions, in roster order of first use
+    students: tuple       # for each question, the ids of the students whose paper has it
+
+
+def by_slot(slots: list[Slot], papers: list[Paper]) -> list[SlotVariants]:
+    grouped = []
+    for index, slot in enumerate(slots):
+        order: dict[str, object] = {}
+        holders: dict[str, list[str]] = {}
+        for paper in papers:
+            question = paper.questions[index]
+            order.setdefault(question.id, question)
+            holders.setdefault(question.id, []).append(paper.student.id)
+        questions = tuple(order.values())
+        grouped.append(SlotVariants(slot, student_title(slot.number, questions[0]), questions,
+                                    tuple(tuple(holders[q.id]) for q in questions)))
+    return grouped
+
+
+def category_path(set_title: str, slot_title: str) -> str:
+    """A Moodle category path, the same in Moodle XML and GIFT ('/' inside a name is doubled)."""
+    return "$course$/top/" + "/".join(part.replace("/", "//") for part in (set_title, slot_title))
