@@ -89,6 +89,24 @@ def test_markdown_becomes_html_and_the_math_is_left_for_mathjax():
     assert inline_html(r"$\sqrt{d_k}$ *is* $x<y$") == r"\(\sqrt{d_k}\) <em>is</em> \(x&lt;y\)"
 
 
+def test_a_worked_solution_stays_one_numbered_list_with_its_matrices():
+    from quizforge.bank.registry import get_template
+    from quizforge.problemsets.lmstext import solution_html
+
+    q = get_template("attention.weight").question(1)
+    html = solution_html(q)
+    steps = ET.fromstring(f"<div>{html}</div>").findall("ol/li")
+    assert len(steps) == len(q.solution) and html.count("<ol>") == 1
+    assert any(r"\begin{bmatrix}" in "".join(li.itertext()) for li in steps)
+    assert "(accepted: " in html
+
+
+def test_category_paths_double_a_slash_in_a_name():
+    from quizforge.problemsets.lmstext import category_path
+
+    assert category_path("Quiz 1/2", "Q3 · KV cache") == "$course$/top/Quiz 1//2/Q3 · KV cache"
+
+
 # --- Moodle XML --------------------------------------------------------------------------------
 
 MOODLE_TYPES = {"category", "multichoice", "numerical"}
@@ -438,3 +456,32 @@ def test_the_report_says_how_to_set_up_each_lms(made):
     for words in ("random question", "question group per slot", "one section per slot", "45 minutes",
                   "partial credit", "no negative marks"):
         assert words in report
+
+
+def test_every_template_exports_to_every_format(tmp_path):
+    """The whole bank, two variants each: well-formed Moodle XML, GIFT that reads back the same,
+    QTI 2.1 items pyslet accepts and scores full for their correct response, Canvas HTML."""
+    from quizforge.bank.registry import all_templates
+    from quizforge.bank.template import TOPICS
+
+    spec = tmp_path / "bank.toml"
+    spec.write_text(f'title = "Whole bank"\nseed = 7\n\n[[sections]]\nname = "All"\n'
+                    f'topics = {json.dumps(list(TOPICS))}\ncount = {len(all_templates())}\n', "utf-8")
+    out = tmp_path / "bank"
+    make_set(spec, out, variants=2, pdf=False)
+    root = ET.parse(out / "moodle.xml").getroot()
+    for item in root:
+        check_moodle_question(item)
+    xml = [q for q in root if q.get("type") != "category"]
+    gift = read_gift((out / "quiz.gift").read_text("utf-8"))
+    assert [(g["text"][1], g["feedback"][1]) for g in gift] == [
+        (i.findtext("questiontext/text"), i.findtext("generalfeedback/text")) for i in xml]
+    archive = zipfile.ZipFile(out / "qti21.zip")
+    items = [n for n in archive.namelist() if n.startswith("items/")]
+    assert len(items) == len(xml)
+    for name in items:
+        item = _pyslet_item(archive.read(name))
+        score, most = _score(item, item.ResponseDeclaration[0].get_correct_value().value)
+        assert score == most > 0, name
+    html = "".join(i.findtext("questiontext/text") + i.findtext("generalfeedback/text") for i in xml)
+    assert "**" not in html and "$" not in re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]", "", html, flags=re.S)

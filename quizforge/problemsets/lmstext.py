@@ -80,7 +80,9 @@ def solution_html(question) -> str:
 
     lines = [f"**Answer:** {question.answer_md}"
              + (f" (accepted: {accepted_text(question)})" if question.kind == "NAT" else ""), ""]
-    lines += [f"{n}. {_step_markdown(step)}" for n, step in enumerate(question.solution, 1)]
+    for n, step in enumerate(question.solution, 1):
+        marker = f"{n}. "  # a step's displayed matrix is indented under its marker, so it stays in the list
+        lines.append(marker + _step_markdown(step).replace("\n", "\n" + " " * len(marker)))
     reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
     if reasons:
         lines += ["", "**Why each option is right or wrong.**", ""]
