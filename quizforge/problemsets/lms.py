@@ -18,9 +18,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from quizforge.problemsets.lmstext import (by_slot, category_path, inline_html, midpoint_and_halfwidth,
-                                           question_html, range_ends, solution_html)
-from quizforge.problemsets.variants import Paper, Slot
+from quizforge.problemsets.lmstext import SlotVariants, Variant, category_path, midpoint_and_halfwidth
 
 LOSSES = {
     "moodle": [
@@ -57,18 +55,19 @@ def _text(parent: ET.Element, tag: str, value: str, fmt: str | None = None) -> E
     return element
 
 
-def _moodle_question(title: str, q) -> ET.Element:
+def _moodle_question(title: str, variant: Variant) -> ET.Element:
+    q = variant.question
     kind = "numerical" if q.kind == "NAT" else "multichoice"
     item = ET.Element("question", {"type": kind})
     _text(item, "name", title)
-    _text(item, "questiontext", question_html(q), "html")
-    _text(item, "generalfeedback", solution_html(q), "html")
+    _text(item, "questiontext", variant.html, "html")
+    _text(item, "generalfeedback", variant.solution, "html")
     ET.SubElement(item, "defaultgrade").text = str(q.marks)
     ET.SubElement(item, "penalty").text = "0"
     ET.SubElement(item, "hidden").text = "0"
     ET.SubElement(item, "idnumber").text = q.id
     if q.kind == "NAT":
-        answer_value, tolerance = midpoint_and_halfwidth(*range_ends(q))
+        answer_value, tolerance = midpoint_and_halfwidth(*variant.ends)
         answer = ET.SubElement(item, "answer", {"fraction": "100", "format": "moodle_auto_format"})
         ET.SubElement(answer, "text").text = answer_value
         ET.SubElement(answer, "tolerance").text = tolerance
@@ -77,22 +76,22 @@ def _moodle_question(title: str, q) -> ET.Element:
         ET.SubElement(item, "single").text = "true" if q.kind == "MCQ" else "false"
         ET.SubElement(item, "shuffleanswers").text = "0"
         ET.SubElement(item, "answernumbering").text = "abc"
-        for option, fraction in zip(q.options, _fractions(q)):
-            answer = _text(item, "answer", inline_html(option.md), "html")
+        for option, fraction in zip(variant.options, _fractions(q)):
+            answer = _text(item, "answer", option, "html")
             answer.set("fraction", fraction)
             _text(answer, "feedback", "", "html")
     return item
 
 
-def moodle_xml(title: str, slots: list[Slot], papers: list[Paper]) -> str:
+def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
     quiz = ET.Element("quiz")
-    for group in by_slot(slots, papers):
+    for group in groups:
         category = ET.SubElement(quiz, "question", {"type": "category"})
         _text(category, "category", category_path(title, group.title))
-        _text(category, "info", f"{len(group.questions)} variants of {group.title}: add one random question "
+        _text(category, "info", f"{len(group.variants)} variants of {group.title}: add one random question "
                                 "from this category to the quiz.", "html")
-        for q in group.questions:
-            quiz.append(_moodle_question(group.title, q))
+        for variant in group.variants:
+            quiz.append(_moodle_question(group.title, variant))
     ET.indent(quiz)
     return ET.tostring(quiz, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -105,25 +104,26 @@ def gift_escape(text: str) -> str:
     return re.sub(r"([~=#{}:\\])", r"\\\1", text).replace("\r", "").replace("\n", "\\n")
 
 
-def _gift_question(title: str, q, holders: tuple[str, ...]) -> str:
-    comment = f"// {title}: question ID {q.id} (on the papers of {', '.join(holders)})"
-    head = f"::{gift_escape(title)}::[html]{gift_escape(question_html(q))}"
-    feedback = f"####[html]{gift_escape(solution_html(q))}"
+def _gift_question(title: str, variant: Variant) -> str:
+    q = variant.question
+    comment = f"// {title}: question ID {q.id} (on the papers of {', '.join(variant.students)})"
+    head = f"::{gift_escape(title)}::[html]{gift_escape(variant.html)}"
+    feedback = f"####[html]{gift_escape(variant.solution)}"
     if q.kind == "NAT":
-        low, high = range_ends(q)
+        low, high = variant.ends
         return f"{comment}\n{head} {{#{low}..{high}\n{feedback}\n}}"
     choices = []
-    for option, fraction in zip(q.options, _fractions(q)):
-        text = gift_escape(inline_html(option.md))
+    for option, html, fraction in zip(q.options, variant.options, _fractions(q)):
+        text = gift_escape(html)
         choices.append(f"={text}" if q.kind == "MCQ" and option.correct else f"~%{fraction}%{text}")
     return f"{comment}\n{head} {{\n" + "\n".join(choices) + f"\n{feedback}\n}}"
 
 
-def gift(title: str, slots: list[Slot], papers: list[Paper]) -> str:
+def gift(title: str, groups: list[SlotVariants]) -> str:
     blocks = []
-    for group in by_slot(slots, papers):
+    for group in groups:
         blocks.append(f"$CATEGORY: {category_path(title, group.title)}")
-        blocks += [_gift_question(group.title, q, holders) for q, holders in zip(group.questions, group.students)]
+        blocks += [_gift_question(group.title, variant) for variant in group.variants]
     return "\n\n".join(blocks) + "\n"
 
 

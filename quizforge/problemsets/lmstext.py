@@ -138,16 +138,29 @@ def midpoint_and_halfwidth(low: str, high: str) -> tuple[str, str]:
 # --- delivery by slot -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class Variant:
+    """One distinct question of a slot, rendered once for every export."""
+
+    question: object              # quizforge.bank.question.Question
+    students: tuple[str, ...]     # whose paper has it
+    html: str                     # the question as a student reads it
+    solution: str                 # the worked solution (general feedback)
+    options: tuple[str, ...]      # each option as inline HTML
+    ends: tuple[str, str] | None  # NAT: the printed range ends
+
+
+@dataclass(frozen=True)
 class SlotVariants:
     """One question slot of the set and every distinct variant the class was given for it."""
 
     slot: Slot
-    title: str            # "Q1 · Attention weights"
-    questions: tuple      # distinct questions, in roster order of first use
-    students: tuple       # for each question, the ids of the students whose paper has it
+    title: str                    # "Q1 · Attention weights"
+    marks: int
+    variants: tuple[Variant, ...]  # in roster order of first use
 
 
 def by_slot(slots: list[Slot], papers: list[Paper]) -> list[SlotVariants]:
+    """The class's questions grouped by slot, each distinct one rendered once."""
     grouped = []
     for index, slot in enumerate(slots):
         order: dict[str, object] = {}
@@ -156,9 +169,11 @@ def by_slot(slots: list[Slot], papers: list[Paper]) -> list[SlotVariants]:
             question = paper.questions[index]
             order.setdefault(question.id, question)
             holders.setdefault(question.id, []).append(paper.student.id)
-        questions = tuple(order.values())
-        grouped.append(SlotVariants(slot, student_title(slot.number, questions[0]), questions,
-                                    tuple(tuple(holders[q.id]) for q in questions)))
+        variants = tuple(Variant(q, tuple(holders[q.id]), question_html(q), solution_html(q),
+                                 tuple(inline_html(o.md) for o in q.options),
+                                 range_ends(q) if q.kind == "NAT" else None) for q in order.values())
+        first = variants[0].question
+        grouped.append(SlotVariants(slot, student_title(slot.number, first), first.marks, variants))
     return grouped
 
 

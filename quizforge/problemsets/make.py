@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.problemsets import keys, lms, papers, qti, typeset
+from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan
@@ -63,10 +63,11 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         rows = keys.key_rows(made)
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
-        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, slots, made), "utf-8")
-        (staging / "quiz.gift").write_text(lms.gift(spec.title, slots, made), "utf-8")
-        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, slots, made))
-        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, slots, made))
+        by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
+        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, by_slot), "utf-8")
+        (staging / "quiz.gift").write_text(lms.gift(spec.title, by_slot), "utf-8")
+        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot))
+        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot))
         (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, len(slots)), "utf-8")
         record = {"title": spec.title, "seed": spec.seed,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
