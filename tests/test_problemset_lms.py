@@ -456,6 +456,8 @@ def test_the_report_says_how_to_set_up_each_lms(made):
     for words in ("random question", "question group per slot", "one section per slot", "45 minutes",
                   "partial credit", "no negative marks"):
         assert words in report
+    marks = [regenerate(q).marks for q in record(made)["students"][0]["questions"]]
+    assert ", ".join(f"Q{n} {m}" for n, m in enumerate(marks, 1)) in report
 
 
 def test_every_template_exports_to_every_format(tmp_path):

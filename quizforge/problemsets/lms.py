@@ -129,17 +129,19 @@ def gift(title: str, groups: list[SlotVariants]) -> str:
 
 # --- the report ----------------------------------------------------------------------------
 
-def _setup(title: str, duration: int, n_slots: int) -> list[str]:
+def _setup(title: str, duration: int, groups: list[SlotVariants]) -> list[str]:
+    marks = ", ".join(f"Q{g.slot.number} {g.marks}" for g in groups)
     return [
         "# Delivering the set in an LMS", "",
-        f"Every format holds one quiz for the whole class: {n_slots} question slots, each with every variant the "
-        "papers use, and the LMS gives each student one variant per slot. The printed papers in papers/ are "
+        f"Every format holds one quiz for the whole class: {len(groups)} question slots, each with every variant "
+        "the papers use, and the LMS gives each student one variant per slot. The printed papers in papers/ are "
         "separate: a student's LMS variant is drawn at random, not the one on their paper.", "",
         "## Moodle (moodle.xml, or quiz.gift)", "",
         "1. Question bank → Import → Moodle XML format → moodle.xml (GIFT format for quiz.gift). It creates "
         f"one category per slot under \"{title}\".",
         f"2. Add a quiz; Timing → time limit {duration} minutes.",
-        "3. Edit quiz → Add → a random question, once per slot, in order: pick that slot's category, 1 question.",
+        "3. Edit quiz → Add → a random question, once per slot, in order: pick that slot's category, 1 question. "
+        f"Set each slot's maximum mark to its marks ({marks}).",
         "4. Keep MathJax on (the \"MathJax\" filter) so the \\( \\) math renders. The worked solution is the "
         "general feedback: its review option decides when students see it.", "",
         "## Canvas (canvas_qti12.zip)", "",
@@ -149,15 +151,16 @@ def _setup(title: str, duration: int, n_slots: int) -> list[str]:
         "## A QTI 2.1 LMS (qti21.zip)", "",
         "1. Import qti21.zip as an IMS content package (QTI 2.1).",
         "2. It holds one test (assessmentTest) with one section per slot that selects 1 item of the slot's "
-        f"variants, and a time limit of {duration} minutes (timeLimits; check the LMS kept it). Each item's question ID is in the "
-        "package manifest's metadata, for the instructor.", "",
+        f"variants, and a time limit of {duration} minutes (timeLimits; check the LMS kept it). Each item's "
+        "question ID is in the package manifest's metadata, for the instructor.", "",
     ]
 
 
-def loss_report(title: str, duration: int, n_slots: int) -> str:
+def loss_report(title: str, duration: int, groups: list[SlotVariants]) -> str:
+    """lms_report.md: how to set up the quiz in each LMS, then what each format cannot express."""
     from quizforge.problemsets.qti import LOSSES as QTI_LOSSES
 
-    lines = _setup(title, duration, n_slots) + ["# What the LMS exports cannot express", ""]
+    lines = _setup(title, duration, groups) + ["# What the LMS exports cannot express", ""]
     for fmt, losses in {**LOSSES, "qti 2.1 and canvas": QTI_LOSSES}.items():
         lines += [f"## {fmt}", ""] + [f"- {loss}" for loss in losses] + [""]
     return "\n".join(lines)

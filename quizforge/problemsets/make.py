@@ -68,7 +68,7 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         (staging / "quiz.gift").write_text(lms.gift(spec.title, by_slot), "utf-8")
         (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot))
         (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot))
-        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, len(slots)), "utf-8")
+        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, by_slot), "utf-8")
         record = {"title": spec.title, "seed": spec.seed,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
                   "students": [{"id": p.student.id, "name": p.student.name,
