@@ -307,6 +307,27 @@ def _score(item, value):
     return session["SCORE"].value, session["MAXSCORE"].value
 
 
+# QTI 2.1's XHTML subset (the spec's content model) and the attributes it allows, beyond which
+# pyslet is lenient: it accepts <del> or a style attribute, which the IMS schema refuses.
+QTI_XHTML = {"a", "abbr", "acronym", "address", "b", "big", "blockquote", "br", "caption", "cite", "code", "col",
+             "colgroup", "dd", "dfn", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
+             "kbd", "li", "object", "ol", "p", "param", "pre", "q", "samp", "small", "span", "strong", "sub", "sup",
+             "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "ul", "var"}
+QTI_XHTML_ATTRIBUTES = {"id", "class", "label", "{http://www.w3.org/XML/1998/namespace}lang", "href", "type", "src",
+                        "alt", "longdesc", "height", "width", "headers", "scope", "abbr", "axis", "rowspan",
+                        "colspan", "summary", "cite", "span"}
+
+
+def check_qti_xhtml(item: ET.Element) -> None:
+    for part in [item.find("q:itemBody", QTI), *item.findall("q:modalFeedback", QTI)]:
+        for element in part.iter():
+            tag = element.tag.split("}")[1]
+            if tag in ("itemBody", "modalFeedback", "choiceInteraction", "simpleChoice", "textEntryInteraction"):
+                continue
+            assert tag in QTI_XHTML, tag
+            assert set(element.attrib) <= QTI_XHTML_ATTRIBUTES, (tag, element.attrib)
+
+
 def test_qti21_package_is_one_test_with_a_section_per_slot(made):
     import pyslet.qtiv2.xml as qtixml
 
@@ -372,6 +393,7 @@ def test_qti21_items_carry_html_math_and_the_solution(made):
     assert r"\(" in bodies and "<strong>" in bodies
     for name in names:
         item = ET.fromstring(archive.read(name))
+        check_qti_xhtml(item)
         feedback = item.find("q:modalFeedback", QTI)
         assert feedback is not None and "Answer:" in "".join(feedback.itertext())
         assert item.find("q:outcomeDeclaration[@identifier='MAXSCORE']", QTI) is not None
@@ -482,6 +504,7 @@ def test_every_template_exports_to_every_format(tmp_path):
     items = [n for n in archive.namelist() if n.startswith("items/")]
     assert len(items) == len(xml)
     for name in items:
+        check_qti_xhtml(ET.fromstring(archive.read(name)))
         item = _pyslet_item(archive.read(name))
         score, most = _score(item, item.ResponseDeclaration[0].get_correct_value().value)
         assert score == most > 0, name
