@@ -101,6 +101,21 @@ def test_a_worked_solution_stays_one_numbered_list_with_its_matrices():
     assert "(accepted: " in html
 
 
+def test_range_ends_are_the_printed_decimals():
+    from fractions import Fraction
+
+    from quizforge.bank.question import Question
+    from quizforge.problemsets.lmstext import midpoint_and_halfwidth, range_ends
+
+    def nat(answer, **how) -> Question:
+        return Question("t.x-0001", "t.x", "dims", "NAT", 1, 1, "T", "p", answer=answer, **how)
+
+    assert range_ends(nat(Fraction(1234567, 1000), decimals=2)) == ("1234.56", "1234.58")  # no thousands comma
+    assert range_ends(nat(1048576)) == ("1048576", "1048576")
+    assert range_ends(nat(Fraction(1, 3))) == ("0.333333333333", "0.333333333333")  # as the key prints it
+    assert midpoint_and_halfwidth("1.0395e24", "1.0605e24") == ("1.05E+24", "1.05E+22")
+
+
 def test_category_paths_double_a_slash_in_a_name():
     from quizforge.problemsets.lmstext import category_path
 

@@ -16,7 +16,6 @@ import html
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 from functools import lru_cache
 
 from quizforge.problemsets.variants import Paper, Slot
@@ -101,20 +100,18 @@ def _decimal(text: str) -> Decimal | None:
 
 
 def range_ends(question) -> tuple[str, str]:
-    """The accepted NAT range as the key prints it ('0.49 to 0.51'), as two plain decimal
-    strings an LMS reads ('0.49', '0.51'): the same ends the paper's key shows.
-
-    A bound the key prints as a fraction (an exact key of 1/3) has no decimal form; it is
-    written with 17 significant digits, the closest a float-based LMS can come."""
+    """The accepted NAT range's ends exactly as the key prints them ('0.49', '0.51'; '4.158e23'),
+    without thousands separators: what every LMS compares a typed answer with. (An exact key
+    of 1/3 prints, and so exports, as 0.333333333333.)"""
     from quizforge.bank.grading import numeric_key
 
     key = numeric_key(question)
-    printed = key.range_text().split(" to ")
-    low_text, high_text = printed[0], printed[-1]
     ends = []
-    for text, bound in zip((low_text, high_text), key.interval()):
-        plain = text.replace(",", "")
-        ends.append(plain if _decimal(plain) is not None else format(float(Fraction(bound)), ".17g"))
+    for bound in key.interval():
+        printed = key._bound_text(bound).replace(",", "")  # the key's own printing of a range end
+        if _decimal(printed) is None:
+            raise ValueError(f"{question.id}: the range end {printed!r} is not a number an LMS can read")
+        ends.append(printed)
     return ends[0], ends[1]
 
 
