@@ -344,7 +344,19 @@ def check_qti_xhtml(item: ET.Element) -> None:
 
 
 def test_qti21_package_is_one_test_with_a_section_per_slot(made):
+    import pyslet.imscpv1p2 as imscp
     import pyslet.qtiv2.xml as qtixml
+
+    package = imscp.ContentPackage(str(made / "qti21.zip"))  # pyslet reads it as an IMS content package
+    try:
+        listed = package.manifest.root.Resources.Resource
+        assert {r.type for r in listed} == {"imsqti_test_xmlv2p1", "imsqti_item_xmlv2p1"}
+        known = {r.id for r in listed}
+        assert all(d.identifierref in known for r in listed for d in r.Dependency)
+        (test_entry,) = [r for r in listed if r.type == "imsqti_test_xmlv2p1"]
+        assert len(test_entry.Dependency) == len(listed) - 1
+    finally:
+        package.close()
 
     archive = zipfile.ZipFile(made / "qti21.zip")
     manifest = ET.fromstring(archive.read("imsmanifest.xml"))
