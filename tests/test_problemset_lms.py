@@ -370,6 +370,12 @@ def test_qti21_package_is_one_test_with_a_section_per_slot(made):
     document = qtixml.QTIDocument()
     document.read(src=archive.read(test_resource.get("href")))
     assert type(document.root).__name__ == "AssessmentTest"
+    from pyslet.qtiv2.tests import TestForm
+
+    for _ in range(5):  # pyslet draws a form of the test the way a delivery engine does: one item per slot
+        form = list(TestForm(document.root))
+        drawn = [c for c in form if c.startswith("I_")]
+        assert [c.split("_")[1] for c in drawn] == [f"Q{n}" for n in range(1, len(slot_titles(made)) + 1)]
     test = ET.fromstring(archive.read(test_resource.get("href")))
     assert test.find("q:timeLimits", QTI).get("maxTime") == str(45 * 60)
     sections = test.findall("q:testPart/q:assessmentSection", QTI)
