@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 
 from quizforge.problemsets.variants import Paper, Slot
@@ -86,22 +86,22 @@ def solution_html(question) -> str:
 
     answer = f"**Answer:** {question.answer_md}" + (
         f" (accepted: {accepted_text(question)})" if question.kind == "NAT" else "")
-    html = [to_html(answer)]
+    parts = [to_html(answer)]
     if question.solution:
-        html.append("<ol>")
+        parts.append("<ol>")
         for step in question.solution:
             text = _step_markdown(step).strip()
             one_line = "\n" not in text  # a step with a displayed matrix is two paragraphs
-            html.append(f"<li>{_shared_html(text, one_line)}</li>")
-        html.append("</ol>")
+            parts.append(f"<li>{_shared_html(text, one_line)}</li>")
+        parts.append("</ol>")
     reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
     if reasons:
-        html += [_shared_html("**Why each option is right or wrong.**", False), "<ul>"]
+        parts += [_shared_html("**Why each option is right or wrong.**", False), "<ul>"]
         for i, option in reasons:
             reason = f"({LETTERS[i]}) {'✓' if option.correct else '✗'} {option.why}"
-            html.append(f"<li>{_shared_html(reason, True)}</li>")
-        html.append("</ul>")
-    return "\n".join(html)
+            parts.append(f"<li>{_shared_html(reason, True)}</li>")
+        parts.append("</ul>")
+    return "\n".join(parts)
 
 
 # --- NAT ranges ------------------------------------------------------------------------------
@@ -139,12 +139,9 @@ def _plain(value: Decimal) -> str:
 def midpoint_and_halfwidth(low: str, high: str) -> tuple[str, str]:
     """The range as an answer ± a tolerance (Moodle's numerical), computed exactly in decimal."""
     lo, hi = Decimal(low), Decimal(high)
-    two = Decimal(2)
-    from decimal import localcontext
-
     with localcontext() as context:
-        context.prec = 60
-        return _plain((lo + hi) / two), _plain((hi - lo) / two)
+        context.prec = 60  # enough that neither sum nor difference is rounded
+        return _plain((lo + hi) / 2), _plain((hi - lo) / 2)
 
 
 # --- delivery by slot -------------------------------------------------------------------------
