@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=300)
     args = parser.parse_args()
 
-    from quizforge.problemsets import keys, lms, papers, qti, typeset
+    from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
     from quizforge.problemsets.make import make_set
     from quizforge.problemsets.roster import numbered_variants
     from quizforge.problemsets.spec import load_spec
@@ -79,10 +79,11 @@ def main() -> None:
         timed("PDF papers and keys (typst)", typeset_pdfs)
         rows = keys.key_rows(made)
         timed("keys.csv and keys.json", lambda: (keys.keys_csv(rows), keys.keys_json(rows)))
-        timed("Moodle XML", lambda: lms.moodle_xml(spec.title, made))
-        timed("GIFT", lambda: lms.gift(made))
-        timed("QTI 2.1 zip", lambda: qti.qti21_zip(made))
-        timed("Canvas QTI 1.2 zip", lambda: qti.canvas_zip(spec.title, made))
+        groups = timed("LMS questions as HTML, by slot", lambda: lmstext.by_slot(slots, made))
+        timed("Moodle XML", lambda: lms.moodle_xml(spec.title, groups))
+        timed("GIFT", lambda: lms.gift(spec.title, groups))
+        timed("QTI 2.1 zip", lambda: qti.qti21_zip(spec.title, spec.duration, groups))
+        timed("Canvas QTI 1.2 zip", lambda: qti.canvas_zip(spec.title, spec.duration, groups))
         print(f"{args.students} students x {len(slots)} questions ({total['marks']} marks each)")
         for label, seconds in timings.items():
             print(f"  {label:<34} {seconds:6.2f} s")

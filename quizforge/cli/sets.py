@@ -22,7 +22,7 @@ def problem_set() -> None:
 @click.option("--force", is_flag=True, help="Replace OUT if it already holds files.")
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (the slowest part); write everything else.")
 def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool, no_pdf: bool) -> None:
-    """Make papers, answer keys and Moodle/GIFT exports from SPEC.toml (see examples/)."""
+    """Make papers, answer keys and LMS exports (Moodle, GIFT, Canvas, QTI 2.1) from SPEC.toml (see examples/)."""
     from quizforge.errors import InputError
     from quizforge.problemsets.make import FolderNotEmpty, make_set
 

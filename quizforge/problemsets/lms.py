@@ -1,77 +1,49 @@
-"""A problem set for learning management systems: Moodle XML and GIFT, and what they lose.
+"""A problem set for Moodle: Moodle XML and GIFT, delivered by question slot.
 
-Each student's variant becomes a category (Moodle) or a block of questions (GIFT) named by
-the student's id, so every student can be given their own. Math stays LaTeX for MathJax
-(`\\(…\\)` inline, `\\[…\\]` displayed). A GATE NAT range becomes its midpoint ± half its
-width; a GATE MCQ gives 100% for the key and −33.33333% for a wrong option. What a format
-cannot express is listed in the report, never dropped quietly.
+Moodle cannot hand a category to one student, so the class's variants are grouped by slot:
+one category per question number, holding every distinct variant of that slot, at the same
+path in both files (`$course$/top/<set title>/Q1 · <title>`). A quiz with one "random
+question from this category" per slot gives each student one variant of every question.
+
+Text is HTML (`format="html"`, GIFT's `[html]`) with MathJax `\\(…\\)` math; the worked
+solution is the general feedback. A GATE NAT range becomes its midpoint ± half its width,
+computed in decimal from the ends the key prints; a GATE MCQ gives 100% for the key and
+−33.33333% for a wrong option. The question ID is the Moodle `idnumber` (XML) or a GIFT
+comment, never the name a student sees. What a format cannot express is listed in the
+report, never dropped quietly.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from fractions import Fraction
 
-from quizforge.problemsets.variants import Paper
+from quizforge.problemsets.lmstext import SlotVariants, Variant, category_path, midpoint_and_halfwidth
 
 LOSSES = {
     "moodle": [
         "MSQ: Moodle's multiple-answer question gives partial credit (each correct option 100/n %, each wrong "
         "one −100 %) where GATE gives all or nothing.",
-        "NAT: the accepted range is exported as its midpoint ± half its width; the decimal places the question "
-        "asks for are in its text, not enforced.",
+        "NAT: the accepted range is exported as its midpoint ± half its width (exact decimals); the decimal "
+        "places the question asks for are in its text, not enforced.",
+        "A student gets a random variant of each slot, not necessarily the one on their printed paper.",
     ],
     "gift": [
-        "MSQ: GIFT gives partial credit (each correct option 100/n %, each wrong one −100 %) where GATE gives all "
-        "or nothing.",
-        "NAT: the accepted range {#low..high} is kept; the decimal places asked for are in the text only.",
-        "Matrices and math stay LaTeX: the LMS needs its MathJax filter on to show them.",
+        "The same as Moodle XML, and: GIFT has no idnumber, so each question's ID is in a comment line, "
+        "which Moodle drops on import; import moodle.xml to keep the IDs in the question bank.",
     ],
 }
 
 
-def _math(markdown: str) -> str:
-    """$$…$$ → \\[…\\] and $…$ → \\(…\\): the delimiters MathJax reads in an LMS."""
-    text = re.sub(r"\$\$(.+?)\$\$", r"\\[\1\\]", markdown, flags=re.S)
-    return re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", text, flags=re.S)
-
-
-def _prompt(question) -> str:
-    from quizforge.bank.export import _bmatrix
-
-    parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
-    parts.append(f"*{question.instruction()}*")
-    return _math("\n\n".join(parts))
-
-
-def _nat_range(question) -> tuple[Fraction, Fraction]:
-    from quizforge.bank.grading import numeric_key
-
-    key = numeric_key(question)
-    if key.low is not None and key.high is not None:
-        return Fraction(key.low), Fraction(key.high)
-    value = Fraction(key.value)
-    if key.mode == "abs":
-        return value - Fraction(key.tol), value + Fraction(key.tol)
-    if key.mode == "rel":
-        return value - abs(value) * Fraction(key.tol), value + abs(value) * Fraction(key.tol)
-    return value, value
-
-
-def _num(x: Fraction) -> str:
-    return repr(float(x)) if x.denominator != 1 else str(x.numerator)
-
-
 def _fractions(question) -> list[str]:
-    """Moodle/GIFT grade fractions (percent) of each option."""
+    """Moodle/GIFT grade fractions (percent) of each option: Moodle's own grade steps (33.33333)."""
     n_correct = len(question.correct)
     out = []
     for option in question.options:
         if question.kind == "MCQ":
             out.append("100" if option.correct else "-33.33333")
         else:
-            out.append(f"{100 / n_correct:.5g}" if option.correct else "-100")
+            out.append(f"{100 / n_correct:.7g}" if option.correct else "-100")
     return out
 
 
@@ -83,65 +55,112 @@ def _text(parent: ET.Element, tag: str, value: str, fmt: str | None = None) -> E
     return element
 
 
-def moodle_xml(title: str, papers: list[Paper]) -> str:
+def _moodle_question(title: str, variant: Variant) -> ET.Element:
+    q = variant.question
+    kind = "numerical" if q.kind == "NAT" else "multichoice"
+    item = ET.Element("question", {"type": kind})
+    _text(item, "name", title)
+    _text(item, "questiontext", variant.html, "html")
+    _text(item, "generalfeedback", variant.solution, "html")
+    ET.SubElement(item, "defaultgrade").text = str(q.marks)
+    ET.SubElement(item, "penalty").text = "0"
+    ET.SubElement(item, "hidden").text = "0"
+    ET.SubElement(item, "idnumber").text = q.id
+    if q.kind == "NAT":
+        answer_value, tolerance = midpoint_and_halfwidth(*variant.ends)
+        answer = ET.SubElement(item, "answer", {"fraction": "100", "format": "moodle_auto_format"})
+        ET.SubElement(answer, "text").text = answer_value
+        ET.SubElement(answer, "tolerance").text = tolerance
+        _text(answer, "feedback", "", "html")
+    else:
+        ET.SubElement(item, "single").text = "true" if q.kind == "MCQ" else "false"
+        ET.SubElement(item, "shuffleanswers").text = "0"
+        ET.SubElement(item, "answernumbering").text = "abc"
+        for option, fraction in zip(variant.options, _fractions(q)):
+            answer = _text(item, "answer", option, "html")
+            answer.set("fraction", fraction)
+            _text(answer, "feedback", "", "html")
+    return item
+
+
+def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
     quiz = ET.Element("quiz")
-    for paper in papers:
+    for group in groups:
         category = ET.SubElement(quiz, "question", {"type": "category"})
-        _text(category, "category", f"$course$/{title}/{paper.student.id}")
-        for number, q in enumerate(paper.questions, 1):
-            kind = "numerical" if q.kind == "NAT" else "multichoice"
-            item = ET.SubElement(quiz, "question", {"type": kind})
-            _text(item, "name", f"Q{number} {q.id}")
-            _text(item, "questiontext", _prompt(q), "markdown")
-            ET.SubElement(item, "defaultgrade").text = str(q.marks)
-            ET.SubElement(item, "penalty").text = "0"
-            ET.SubElement(item, "idnumber").text = f"{paper.student.id}-Q{number}"
-            if q.kind == "NAT":
-                low, high = _nat_range(q)
-                answer = ET.SubElement(item, "answer", {"fraction": "100"})
-                ET.SubElement(answer, "text").text = _num((low + high) / 2)
-                ET.SubElement(answer, "tolerance").text = _num((high - low) / 2)
-            else:
-                ET.SubElement(item, "single").text = "true" if q.kind == "MCQ" else "false"
-                ET.SubElement(item, "shuffleanswers").text = "0"
-                ET.SubElement(item, "answernumbering").text = "abc"
-                for option, fraction in zip(q.options, _fractions(q)):
-                    answer = _text(item, "answer", _math(option.md), "markdown")
-                    answer.set("fraction", fraction)
+        _text(category, "category", category_path(title, group.title))
+        _text(category, "info", f"{len(group.variants)} variants of {group.title}: add one random question "
+                                "from this category to the quiz.", "html")
+        for variant in group.variants:
+            quiz.append(_moodle_question(group.title, variant))
     ET.indent(quiz)
     return ET.tostring(quiz, encoding="unicode", xml_declaration=True) + "\n"
 
 
 # --- GIFT --------------------------------------------------------------------------------
 
-def _gift_escape(text: str) -> str:
-    # A blank line ends a GIFT question: paragraphs are kept apart by single line breaks.
-    return re.sub(r"\n\s*\n+", "\n", re.sub(r"([~=#{}:\\])", r"\\\1", text))
+def gift_escape(text: str) -> str:
+    """GIFT's own escaping: a backslash before ~ = # { } : and before itself; a line break
+    as \\n, so a question stays on its lines and no blank line ends it early."""
+    return re.sub(r"([~=#{}:\\])", r"\\\1", text).replace("\r", "").replace("\n", "\\n")
 
 
-def gift(papers: list[Paper]) -> str:
+def _gift_question(title: str, variant: Variant) -> str:
+    q = variant.question
+    comment = f"// {title}: question ID {q.id} (on the papers of {', '.join(variant.students)})"
+    head = f"::{gift_escape(title)}::[html]{gift_escape(variant.html)}"
+    feedback = f"####[html]{gift_escape(variant.solution)}"
+    if q.kind == "NAT":
+        low, high = variant.ends
+        return f"{comment}\n{head} {{#{low}..{high}\n{feedback}\n}}"
+    choices = []
+    for option, html, fraction in zip(q.options, variant.options, _fractions(q)):
+        text = gift_escape(html)
+        choices.append(f"={text}" if q.kind == "MCQ" and option.correct else f"~%{fraction}%{text}")
+    return f"{comment}\n{head} {{\n" + "\n".join(choices) + f"\n{feedback}\n}}"
+
+
+def gift(title: str, groups: list[SlotVariants]) -> str:
     blocks = []
-    for paper in papers:
-        blocks.append(f"$CATEGORY: {_gift_escape(paper.student.id)}")
-        for number, q in enumerate(paper.questions, 1):
-            head = f"::Q{number} {q.id}::[markdown]{_gift_escape(_prompt(q))}"
-            if q.kind == "NAT":
-                low, high = _nat_range(q)
-                body = f"{{#{_num(low)}..{_num(high)}}}"
-            else:
-                choices = []
-                for option, fraction in zip(q.options, _fractions(q)):
-                    text = _gift_escape(_math(option.md))
-                    choices.append(f"={text}" if q.kind == "MCQ" and option.correct else f"~%{fraction}%{text}")
-                body = "{\n" + "\n".join(choices) + "\n}"
-            blocks.append(f"{head} {body}")
+    for group in groups:
+        blocks.append(f"$CATEGORY: {category_path(title, group.title)}")
+        blocks += [_gift_question(group.title, variant) for variant in group.variants]
     return "\n\n".join(blocks) + "\n"
 
 
-def loss_report() -> str:
+# --- the report ----------------------------------------------------------------------------
+
+def _setup(title: str, duration: int, groups: list[SlotVariants]) -> list[str]:
+    marks = ", ".join(f"Q{g.slot.number} {g.marks}" for g in groups)
+    return [
+        "# Delivering the set in an LMS", "",
+        f"Every format holds one quiz for the whole class: {len(groups)} question slots, each with every variant "
+        "the papers use, and the LMS gives each student one variant per slot. The printed papers in papers/ are "
+        "separate: a student's LMS variant is drawn at random, not the one on their paper.", "",
+        "## Moodle (moodle.xml, or quiz.gift)", "",
+        "1. Question bank → Import → Moodle XML format → moodle.xml (GIFT format for quiz.gift). It creates "
+        f"one category per slot under \"{title}\".",
+        f"2. Add a quiz; Timing → time limit {duration} minutes.",
+        "3. Edit quiz → Add → a random question, once per slot, in order: pick that slot's category, 1 question. "
+        f"Set each slot's maximum mark to its marks ({marks}).",
+        "4. Keep MathJax on (the \"MathJax\" filter) so the \\( \\) math renders. The worked solution is the "
+        "general feedback: its review option decides when students see it.", "",
+        "## Canvas (canvas_qti12.zip)", "",
+        "1. Settings → Import Course Content → QTI .zip file → canvas_qti12.zip.",
+        f"2. It makes one quiz, \"{title}\", time limit {duration} minutes, with one question group per slot "
+        "(pick 1 question, the slot's points each). Publish it after a look.", "",
+        "## A QTI 2.1 LMS (qti21.zip)", "",
+        "1. Import qti21.zip as an IMS content package (QTI 2.1).",
+        "2. It holds one test (assessmentTest) with one section per slot that selects 1 item of the slot's "
+        f"variants, and a time limit of {duration} minutes (timeLimits; check the LMS kept it). Each item's "
+        "question ID is in the package manifest's metadata, for the instructor.", "",
+    ]
+
+
+def loss_report(title: str, duration: int, groups: list[SlotVariants]) -> str:
+    """lms_report.md: how to set up the quiz in each LMS, then what each format cannot express."""
     from quizforge.problemsets.qti import LOSSES as QTI_LOSSES
 
-    lines = ["# What the LMS exports cannot express", ""]
+    lines = _setup(title, duration, groups) + ["# What the LMS exports cannot express", ""]
     for fmt, losses in {**LOSSES, "qti 2.1 and canvas": QTI_LOSSES}.items():
         lines += [f"## {fmt}", ""] + [f"- {loss}" for loss in losses] + [""]
     return "\n".join(lines)

@@ -8,11 +8,11 @@ same bytes.
     OUT/keys/<id>.md/.pdf   its answer key: each question's key, range, worked solution and ID
     OUT/all_papers.pdf     every paper in one file, to print; all_keys.pdf likewise
     OUT/keys.csv, .json    every key in one table
-    OUT/moodle.xml         Moodle XML, a category per student
-    OUT/quiz.gift          GIFT, the same
-    OUT/qti21.zip          QTI 2.1 items in a content package
-    OUT/canvas_qti12.zip   a Canvas quiz per student (QTI 1.2)
-    OUT/lms_report.md      what those formats cannot express
+    OUT/moodle.xml         Moodle XML, a category per question slot holding its variants
+    OUT/quiz.gift          GIFT, the same categories
+    OUT/qti21.zip          QTI 2.1: one assessmentTest, a section per slot picking one item
+    OUT/canvas_qti12.zip   one Canvas quiz with a question group per slot (QTI 1.2)
+    OUT/lms_report.md      how to set each quiz up, and what the formats cannot express
     OUT/set.json           what `quiz set grade` needs: the students and their question IDs
 """
 
@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.problemsets import keys, lms, papers, qti, typeset
+from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan
@@ -63,11 +63,12 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         rows = keys.key_rows(made)
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
-        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, made), "utf-8")
-        (staging / "quiz.gift").write_text(lms.gift(made), "utf-8")
-        (staging / "qti21.zip").write_bytes(qti.qti21_zip(made))
-        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, made))
-        (staging / "lms_report.md").write_text(lms.loss_report(), "utf-8")
+        by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
+        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, by_slot), "utf-8")
+        (staging / "quiz.gift").write_text(lms.gift(spec.title, by_slot), "utf-8")
+        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot))
+        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot))
+        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, by_slot), "utf-8")
         record = {"title": spec.title, "seed": spec.seed,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
                   "students": [{"id": p.student.id, "name": p.student.name,

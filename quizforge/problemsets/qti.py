@@ -1,30 +1,45 @@
-"""A problem set as IMS QTI: QTI 2.1 items in a content package, and the QTI 1.2 zip Canvas imports.
+"""A problem set as IMS QTI: a QTI 2.1 content package, and the QTI 1.2 zip Canvas imports.
 
-QTI 2.1: one assessmentItem per question and student, scored in its own responseProcessing:
-a NAT answer within the GATE range (an absolute tolerance around its midpoint) earns the
-marks; an MCQ earns the marks or loses a third of them; an MSQ earns the marks only when
-every choice is right. Canvas (QTI 1.2): one quiz per student; Canvas cannot take marks away,
-so a wrong MCQ scores 0 there, and the loss report says so. Math stays LaTeX in the text.
+Both hold one quiz for the whole class, delivered by question slot: every distinct variant
+of a slot is an item, and the quiz draws one item per slot for each student.
+
+QTI 2.1: an assessmentTest with one assessmentSection per slot (`selection select="1"`) over
+that slot's items. Each item declares its correct response (for a NAT, a value inside the
+range), SCORE and MAXSCORE, and scores itself: a NAT answer between the printed range ends
+(`gte`/`lte` on the decimal strings the key prints) earns the marks; an MCQ earns the marks
+or loses a third of them; an MSQ earns the marks only when every choice is right. The
+worked solution is modal feedback. Identifiers are NCNames (`I_Q1_001`, `S_Q1`); the
+question ID is only in the manifest's metadata.
+
+Canvas (QTI 1.2): one quiz with one question group per slot (pick 1, the slot's points),
+HTML text, `render_fib` for numbers, the worked solution as general feedback, and
+`assessment_meta.xml` with the time limit. Canvas cannot take marks away, so a wrong MCQ
+scores 0 there, and the loss report says so.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import xml.etree.ElementTree as ET
 import zipfile
 
-from quizforge.problemsets.lms import _math, _nat_range, _num, _prompt
-from quizforge.problemsets.variants import Paper
+from quizforge.problemsets.lmstext import SlotVariants, Variant, midpoint_and_halfwidth
 
 QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
+LOM = "http://ltsc.ieee.org/xsd/LOM"
+QTI12 = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+CANVAS = "http://canvas.instructure.com/xsd/cccv1p0"
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+ET.register_namespace("lom", LOM)
 LOSSES = [
-    "QTI 2.1 and Canvas: math is LaTeX text between \\( \\) for the platform's MathJax, not MathML.",
+    "QTI 2.1 and Canvas: math is LaTeX between \\( \\) for the platform's MathJax, not MathML.",
+    "QTI 2.1: the time limit is the test's timeLimits maxTime; an LMS that ignores it needs it set by hand.",
     "Canvas: no negative marks, so a wrong GATE MCQ scores 0 instead of losing a third of its marks.",
     "Canvas: an MSQ (multiple_answers_question) gives partial credit where GATE gives all or nothing.",
 ]
+# Attributes markdown-it may write that QTI 2.1's XHTML subset does not have.
+_NOT_QTI = ("style", "start", "align")
 
 
 def _zip(files: dict[str, bytes]) -> bytes:
@@ -35,153 +50,274 @@ def _zip(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def _xml(root: ET.Element) -> bytes:
-    ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+def _xml(root: ET.Element, namespace: str, indent: bool = True) -> bytes:
+    """The document with `namespace` as its default one (no ns0: prefixes). ElementTree's own
+    default_namespace option refuses unprefixed attributes, so the prefix is registered instead."""
+    ET.register_namespace("", namespace)
+    if indent:  # not where XHTML is inline: indenting would add blank lines inside <pre>
+        ET.indent(root)
+    # Serialized to str, then encoded: ElementTree's own utf-8 writer is several times slower.
+    return ("<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode")).encode("utf-8")
 
 
-def _paragraphs(parent: ET.Element, tag: str, text: str) -> None:
-    for block in re.split(r"\n\s*\n", text.strip()):
-        ET.SubElement(parent, tag).text = block
+def item_identifier(slot_number: int, variant: int) -> str:
+    """An NCName for the variant-th item of a slot: 'I_Q1_001' (never the question ID)."""
+    return f"I_Q{slot_number}_{variant:03d}"
+
+
+def section_identifier(slot_number: int) -> str:
+    return f"S_Q{slot_number}"
 
 
 # --- QTI 2.1 ---------------------------------------------------------------------------
 
-def _item21(identifier: str, title: str, q) -> ET.Element:
-    ET.register_namespace("", QTI21)
-    n = lambda tag: f"{{{QTI21}}}{tag}"  # noqa: E731
-    item = ET.Element(n("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
-                                            "timeDependent": "false"})
-    letters = [f"choice_{c}" for c in "abcd"[:len(q.options)]]
+def _q(tag: str) -> str:
+    return f"{{{QTI21}}}{tag}"
+
+
+def _xhtml(parent: ET.Element, html_text: str) -> None:
+    """Append HTML (from lmstext) as QTI 2.1 XHTML: the same elements in the QTI namespace."""
+    wrapper = ET.fromstring(f"<div>{html_text}</div>")
+    parent.text = (parent.text or "") + (wrapper.text or "")
+    for element in wrapper.iter():
+        element.tag = _q(element.tag)
+        for attribute in _NOT_QTI:
+            element.attrib.pop(attribute, None)
+    for child in wrapper:
+        parent.append(child)
+
+
+def _value(parent: ET.Element, tag: str, base_type: str, text: str) -> ET.Element:
+    element = ET.SubElement(parent, _q(tag), {"baseType": base_type})
+    element.text = text
+    return element
+
+
+def _set_outcome(parent: ET.Element, identifier: str, base_type: str, value: str) -> None:
+    _value(ET.SubElement(parent, _q("setOutcomeValue"), {"identifier": identifier}), "baseValue", base_type, value)
+
+
+def _item21(identifier: str, title: str, variant: Variant) -> ET.Element:
+    q = variant.question
+    item = ET.Element(_q("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
+                                             "timeDependent": "false"})
+    choices = [f"choice_{c}" for c in "abcd"[:len(q.options)]]
     if q.kind == "NAT":
-        ET.SubElement(item, n("responseDeclaration"), {"identifier": "RESPONSE", "cardinality": "single",
-                                                       "baseType": "float"})
+        low, high = variant.ends
+        declaration = ET.SubElement(item, _q("responseDeclaration"), {
+            "identifier": "RESPONSE", "cardinality": "single", "baseType": "float"})
+        ET.SubElement(ET.SubElement(declaration, _q("correctResponse")), _q("value")).text = \
+            midpoint_and_halfwidth(low, high)[0]
     else:
-        cardinality = "single" if q.kind == "MCQ" else "multiple"
-        declaration = ET.SubElement(item, n("responseDeclaration"), {"identifier": "RESPONSE",
-                                                                     "cardinality": cardinality,
-                                                                     "baseType": "identifier"})
-        correct = ET.SubElement(declaration, n("correctResponse"))
+        declaration = ET.SubElement(item, _q("responseDeclaration"), {
+            "identifier": "RESPONSE", "cardinality": "single" if q.kind == "MCQ" else "multiple",
+            "baseType": "identifier"})
+        correct = ET.SubElement(declaration, _q("correctResponse"))
         for i in sorted(q.correct):
-            ET.SubElement(correct, n("value")).text = letters[i]
-    outcome = ET.SubElement(item, n("outcomeDeclaration"), {"identifier": "SCORE", "cardinality": "single",
-                                                            "baseType": "float"})
-    ET.SubElement(ET.SubElement(outcome, n("defaultValue")), n("value")).text = "0"
-    body = ET.SubElement(item, n("itemBody"))
-    _paragraphs(body, n("p"), _prompt(q))
+            ET.SubElement(correct, _q("value")).text = choices[i]
+    for name, default in (("SCORE", "0"), ("MAXSCORE", str(q.marks))):
+        outcome = ET.SubElement(item, _q("outcomeDeclaration"), {
+            "identifier": name, "cardinality": "single", "baseType": "float"})
+        ET.SubElement(ET.SubElement(outcome, _q("defaultValue")), _q("value")).text = default
+    ET.SubElement(item, _q("outcomeDeclaration"), {"identifier": "FEEDBACK", "cardinality": "single",
+                                                   "baseType": "identifier"})
+    body = ET.SubElement(item, _q("itemBody"))
+    _xhtml(body, variant.html)
     if q.kind == "NAT":
-        ET.SubElement(ET.SubElement(body, n("p")), n("textEntryInteraction"),
+        ET.SubElement(ET.SubElement(body, _q("p")), _q("textEntryInteraction"),
                       {"responseIdentifier": "RESPONSE", "expectedLength": "16"})
     else:
-        interaction = ET.SubElement(body, n("choiceInteraction"), {
+        interaction = ET.SubElement(body, _q("choiceInteraction"), {
             "responseIdentifier": "RESPONSE", "shuffle": "false", "maxChoices": "1" if q.kind == "MCQ" else "0"})
-        for letter, option in zip(letters, q.options):
-            ET.SubElement(interaction, n("simpleChoice"), {"identifier": letter}).text = _math(option.md)
-    processing = ET.SubElement(item, n("responseProcessing"))
-    condition = ET.SubElement(processing, n("responseCondition"))
-    when = ET.SubElement(condition, n("responseIf"))
+        for choice, option in zip(choices, variant.options):
+            _xhtml(ET.SubElement(interaction, _q("simpleChoice"), {"identifier": choice}), option)
+    processing = ET.SubElement(item, _q("responseProcessing"))
+    condition = ET.SubElement(processing, _q("responseCondition"))
+    when = ET.SubElement(condition, _q("responseIf"))
     if q.kind == "NAT":
-        low, high = _nat_range(q)
-        half = _num((high - low) / 2)
-        equal = ET.SubElement(when, n("equal"), {"toleranceMode": "absolute", "tolerance": f"{half} {half}"})
-        ET.SubElement(equal, n("variable"), {"identifier": "RESPONSE"})
-        ET.SubElement(equal, n("baseValue"), {"baseType": "float"}).text = _num((low + high) / 2)
+        both = ET.SubElement(when, _q("and"))
+        for test, end in (("gte", low), ("lte", high)):
+            compare = ET.SubElement(both, _q(test))
+            ET.SubElement(compare, _q("variable"), {"identifier": "RESPONSE"})
+            _value(compare, "baseValue", "float", end)
     else:
-        match = ET.SubElement(when, n("match"))
-        ET.SubElement(match, n("variable"), {"identifier": "RESPONSE"})
-        ET.SubElement(match, n("correct"), {"identifier": "RESPONSE"})
-    ET.SubElement(ET.SubElement(when, n("setOutcomeValue"), {"identifier": "SCORE"}),
-                  n("baseValue"), {"baseType": "float"}).text = str(q.marks)
+        match = ET.SubElement(when, _q("match"))
+        ET.SubElement(match, _q("variable"), {"identifier": "RESPONSE"})
+        ET.SubElement(match, _q("correct"), {"identifier": "RESPONSE"})
+    _set_outcome(when, "SCORE", "float", str(q.marks))
     if q.kind == "MCQ":  # answered and wrong: GATE takes a third of the marks away
-        otherwise = ET.SubElement(condition, n("responseElseIf"))
-        not_null = ET.SubElement(ET.SubElement(otherwise, n("not")), n("isNull"))
-        ET.SubElement(not_null, n("variable"), {"identifier": "RESPONSE"})
-        ET.SubElement(ET.SubElement(otherwise, n("setOutcomeValue"), {"identifier": "SCORE"}),
-                      n("baseValue"), {"baseType": "float"}).text = repr(-q.marks / 3)
+        otherwise = ET.SubElement(condition, _q("responseElseIf"))
+        not_null = ET.SubElement(ET.SubElement(otherwise, _q("not")), _q("isNull"))
+        ET.SubElement(not_null, _q("variable"), {"identifier": "RESPONSE"})
+        _set_outcome(otherwise, "SCORE", "float", repr(-q.marks / 3))
+    _set_outcome(processing, "FEEDBACK", "identifier", "SOLUTION")
+    feedback = ET.SubElement(item, _q("modalFeedback"), {"outcomeIdentifier": "FEEDBACK", "showHide": "show",
+                                                         "identifier": "SOLUTION", "title": "Worked solution"})
+    _xhtml(feedback, variant.solution)
     return item
 
 
-def qti21_zip(papers: list[Paper]) -> bytes:
+def _test21(title: str, duration: int, groups: list[SlotVariants]) -> ET.Element:
+    test = ET.Element(_q("assessmentTest"), {"identifier": "T_quiz", "title": title})
+    for name in ("SCORE", "MAXSCORE"):
+        ET.SubElement(test, _q("outcomeDeclaration"), {"identifier": name, "cardinality": "single",
+                                                       "baseType": "float"})
+    ET.SubElement(test, _q("timeLimits"), {"maxTime": str(duration * 60)})
+    part = ET.SubElement(test, _q("testPart"), {"identifier": "P_quiz", "navigationMode": "nonlinear",
+                                                "submissionMode": "simultaneous"})
+    for group in groups:
+        section = ET.SubElement(part, _q("assessmentSection"), {
+            "identifier": section_identifier(group.slot.number), "title": group.title, "visible": "true"})
+        ET.SubElement(section, _q("selection"), {"select": "1"})
+        for number in range(1, len(group.variants) + 1):
+            identifier = item_identifier(group.slot.number, number)
+            ET.SubElement(section, _q("assessmentItemRef"), {"identifier": identifier,
+                                                             "href": f"items/{identifier}.xml"})
+    processing = ET.SubElement(test, _q("outcomeProcessing"))
+    for name in ("SCORE", "MAXSCORE"):
+        total = ET.SubElement(ET.SubElement(processing, _q("setOutcomeValue"), {"identifier": name}), _q("sum"))
+        ET.SubElement(total, _q("testVariables"), {"variableIdentifier": name})
+    return test
+
+
+def _cp(tag: str) -> str:
+    return f"{{{CP}}}{tag}"
+
+
+def _instructor_metadata(resource: ET.Element, question_id: str, students: tuple[str, ...]) -> None:
+    """The question ID (and whose paper had it) in LOM metadata: seen by the instructor, not the student."""
+    general = ET.SubElement(ET.SubElement(ET.SubElement(resource, _cp("metadata")), f"{{{LOM}}}lom"),
+                            f"{{{LOM}}}general")
+    identifier = ET.SubElement(general, f"{{{LOM}}}identifier")
+    ET.SubElement(identifier, f"{{{LOM}}}catalog").text = "quizforge question ID"
+    ET.SubElement(identifier, f"{{{LOM}}}entry").text = question_id
+    description = ET.SubElement(general, f"{{{LOM}}}description")
+    ET.SubElement(description, f"{{{LOM}}}string").text = f"On the papers of {', '.join(students)}"
+
+
+def qti21_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
     files: dict[str, bytes] = {}
-    ET.register_namespace("", CP)
-    manifest = ET.Element(f"{{{CP}}}manifest", {"identifier": "quizforge-set"})
-    ET.SubElement(manifest, f"{{{CP}}}organizations")
-    resources = ET.SubElement(manifest, f"{{{CP}}}resources")
-    for paper in papers:
-        for number, q in enumerate(paper.questions, 1):
-            identifier = f"{paper.student.id}-Q{number}"
+
+    manifest = ET.Element(_cp("manifest"), {"identifier": "M_quizforge_set"})
+    ET.SubElement(manifest, _cp("organizations"))
+    resources = ET.SubElement(manifest, _cp("resources"))
+    test_resource = ET.SubElement(resources, _cp("resource"), {
+        "identifier": "R_test", "type": "imsqti_test_xmlv2p1", "href": "test.xml"})
+    ET.SubElement(test_resource, _cp("file"), {"href": "test.xml"})
+    for group in groups:
+        for number, variant in enumerate(group.variants, 1):
+            identifier = item_identifier(group.slot.number, number)
             path = f"items/{identifier}.xml"
-            files[path] = _xml(_item21(identifier, f"Q{number} {q.id}", q))
-            resource = ET.SubElement(resources, f"{{{CP}}}resource", {
-                "identifier": identifier, "type": "imsqti_item_xmlv2p1", "href": path})
-            ET.SubElement(resource, f"{{{CP}}}file", {"href": path})
-    files["imsmanifest.xml"] = _xml(manifest)
+            files[path] = _xml(_item21(identifier, group.title, variant), QTI21, indent=False)
+            ET.SubElement(test_resource, _cp("dependency"), {"identifierref": f"R_{identifier}"})
+            resource = ET.SubElement(resources, _cp("resource"), {
+                "identifier": f"R_{identifier}", "type": "imsqti_item_xmlv2p1", "href": path})
+            _instructor_metadata(resource, variant.question.id, variant.students)
+            ET.SubElement(resource, _cp("file"), {"href": path})
+    files["test.xml"] = _xml(_test21(title, duration, groups), QTI21)
+    files["imsmanifest.xml"] = _xml(manifest, CP)
     return _zip(files)
 
 
 # --- Canvas (QTI 1.2) ----------------------------------------------------------------------
 
-def _meta(parent: ET.Element, fields: dict[str, str]) -> None:
-    meta = ET.SubElement(ET.SubElement(parent, "itemmetadata"), "qtimetadata")
+def _c(tag: str) -> str:
+    return f"{{{QTI12}}}{tag}"
+
+
+def _fields(parent: ET.Element, fields: dict[str, str]) -> None:
+    meta = ET.SubElement(parent, _c("qtimetadata"))
     for label, entry in fields.items():
-        field = ET.SubElement(meta, "qtimetadatafield")
-        ET.SubElement(field, "fieldlabel").text = label
-        ET.SubElement(field, "fieldentry").text = entry
+        field = ET.SubElement(meta, _c("qtimetadatafield"))
+        ET.SubElement(field, _c("fieldlabel")).text = label
+        ET.SubElement(field, _c("fieldentry")).text = entry
 
 
-def _item12(identifier: str, q) -> ET.Element:
+def _mattext(parent: ET.Element, html_text: str) -> None:
+    ET.SubElement(ET.SubElement(parent, _c("material")), _c("mattext"), {"texttype": "text/html"}).text = html_text
+
+
+def _item12(identifier: str, title: str, variant: Variant) -> ET.Element:
+    q = variant.question
     kind = {"NAT": "numerical_question", "MCQ": "multiple_choice_question", "MSQ": "multiple_answers_question"}[q.kind]
-    item = ET.Element("item", {"ident": identifier, "title": q.title})
-    _meta(item, {"question_type": kind, "points_possible": str(q.marks)})
-    presentation = ET.SubElement(item, "presentation")
-    ET.SubElement(ET.SubElement(presentation, "material"), "mattext", {"texttype": "text/plain"}).text = _prompt(q)
-    processing = ET.SubElement(item, "resprocessing")
-    ET.SubElement(ET.SubElement(processing, "outcomes"), "decvar", {"maxvalue": "100", "minvalue": "0",
-                                                                    "varname": "SCORE", "vartype": "Decimal"})
+    item = ET.Element(_c("item"), {"ident": identifier, "title": title})
+    _fields(ET.SubElement(item, _c("itemmetadata")), {"question_type": kind, "points_possible": str(q.marks)})
+    presentation = ET.SubElement(item, _c("presentation"))
+    _mattext(presentation, variant.html)
+    processing = ET.SubElement(item, _c("resprocessing"))
+    ET.SubElement(ET.SubElement(processing, _c("outcomes")), _c("decvar"), {
+        "maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"})
+    general = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
+    ET.SubElement(ET.SubElement(general, _c("conditionvar")), _c("other"))
+    ET.SubElement(general, _c("displayfeedback"), {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    condition = ET.SubElement(processing, _c("respcondition"), {"continue": "No"})
+    variables = ET.SubElement(condition, _c("conditionvar"))
     if q.kind == "NAT":
-        ET.SubElement(presentation, "response_str", {"ident": "response1", "rcardinality": "Single"})
-        low, high = _nat_range(q)
-        condition = ET.SubElement(processing, "respcondition", {"continue": "No"})
-        variables = ET.SubElement(condition, "conditionvar")
-        ET.SubElement(variables, "vargte", {"respident": "response1"}).text = _num(low)
-        ET.SubElement(variables, "varlte", {"respident": "response1"}).text = _num(high)
-        ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
-        return item
-    lid = ET.SubElement(presentation, "response_lid", {
-        "ident": "response1", "rcardinality": "Single" if q.kind == "MCQ" else "Multiple"})
-    choices = ET.SubElement(lid, "render_choice")
-    for i, option in enumerate(q.options):
-        label = ET.SubElement(choices, "response_label", {"ident": f"{identifier}-{i}"})
-        ET.SubElement(ET.SubElement(label, "material"), "mattext", {"texttype": "text/plain"}).text = _math(option.md)
-    condition = ET.SubElement(processing, "respcondition", {"continue": "No"})
-    variables = ET.SubElement(condition, "conditionvar")
-    group = ET.SubElement(variables, "and") if q.kind == "MSQ" else variables
-    for i in range(len(q.options)):
-        equal = ET.Element("varequal", {"respident": "response1"})
-        equal.text = f"{identifier}-{i}"
-        if i in q.correct:
-            group.append(equal)
-        elif q.kind == "MSQ":
-            ET.SubElement(group, "not").append(equal)
-    ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
+        response = ET.SubElement(presentation, _c("response_str"), {"ident": "response1", "rcardinality": "Single"})
+        ET.SubElement(ET.SubElement(response, _c("render_fib"), {"fibtype": "Decimal"}), _c("response_label"),
+                      {"ident": "answer1"})
+        low, high = variant.ends
+        ET.SubElement(variables, _c("vargte"), {"respident": "response1"}).text = low
+        ET.SubElement(variables, _c("varlte"), {"respident": "response1"}).text = high
+    else:
+        lid = ET.SubElement(presentation, _c("response_lid"), {
+            "ident": "response1", "rcardinality": "Single" if q.kind == "MCQ" else "Multiple"})
+        choices = ET.SubElement(lid, _c("render_choice"))
+        for i, option in enumerate(variant.options):
+            _mattext(ET.SubElement(choices, _c("response_label"), {"ident": f"{identifier}_{i}"}), option)
+        group = ET.SubElement(variables, _c("and")) if q.kind == "MSQ" else variables
+        for i in range(len(q.options)):
+            equal = ET.Element(_c("varequal"), {"respident": "response1"})
+            equal.text = f"{identifier}_{i}"
+            if i in q.correct:
+                group.append(equal)
+            elif q.kind == "MSQ":
+                ET.SubElement(group, _c("not")).append(equal)
+    ET.SubElement(condition, _c("setvar"), {"action": "Set", "varname": "SCORE"}).text = "100"
+    feedback = ET.SubElement(item, _c("itemfeedback"), {"ident": "general_fb"})
+    _mattext(ET.SubElement(feedback, _c("flow_mat")), variant.solution)
     return item
 
 
-def canvas_zip(title: str, papers: list[Paper]) -> bytes:
-    files: dict[str, bytes] = {}
-    manifest = ET.Element("manifest", {"identifier": "quizforge-canvas", "xmlns": CP})
-    resources = ET.SubElement(manifest, "resources")
-    for paper in papers:
-        quiz_id = f"quiz-{paper.student.id}"
-        root = ET.Element("questestinterop", {"xmlns": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"})
-        assessment = ET.SubElement(root, "assessment", {"ident": quiz_id, "title": f"{title} ({paper.student.id})"})
-        section = ET.SubElement(assessment, "section", {"ident": "root_section"})
-        for number, q in enumerate(paper.questions, 1):
-            section.append(_item12(f"{paper.student.id}-Q{number}", q))
-        path = f"{quiz_id}/{quiz_id}.xml"
-        files[path] = _xml(root)
-        resource = ET.SubElement(resources, "resource", {"identifier": quiz_id, "type": "imsqti_xmlv1p2",
-                                                        "href": path})
-        ET.SubElement(resource, "file", {"href": path})
-    files["imsmanifest.xml"] = _xml(manifest)
+def _assessment_meta(quiz_id: str, title: str, duration: int, points: int) -> ET.Element:
+    n = lambda tag: f"{{{CANVAS}}}{tag}"  # noqa: E731
+    quiz = ET.Element(n("quiz"), {"identifier": quiz_id})
+    for tag, value in (("title", title), ("description", ""), ("shuffle_answers", "false"),
+                       ("scoring_policy", "keep_highest"), ("quiz_type", "assignment"),
+                       ("points_possible", str(points)), ("allowed_attempts", "1"), ("time_limit", str(duration)),
+                       ("show_correct_answers", "false"), ("one_question_at_a_time", "false"),
+                       ("available", "false")):
+        ET.SubElement(quiz, n(tag)).text = value
+    return quiz
+
+
+def canvas_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
+    quiz_id = "Q_quizforge_set"
+    root = ET.Element(_c("questestinterop"))
+    assessment = ET.SubElement(root, _c("assessment"), {"ident": quiz_id, "title": title})
+    _fields(assessment, {"cc_maxattempts": "1", "qmd_timelimit": str(duration)})
+    top = ET.SubElement(assessment, _c("section"), {"ident": "root_section"})
+    for group in groups:
+        marks = group.marks
+        section = ET.SubElement(top, _c("section"), {"ident": section_identifier(group.slot.number),
+                                                    "title": group.title})
+        selection = ET.SubElement(ET.SubElement(section, _c("selection_ordering")), _c("selection"))
+        ET.SubElement(selection, _c("selection_number")).text = "1"
+        ET.SubElement(ET.SubElement(selection, _c("selection_extension")), _c("points_per_item")).text = str(marks)
+        for number, variant in enumerate(group.variants, 1):
+            section.append(_item12(item_identifier(group.slot.number, number), group.title, variant))
+    points = sum(group.marks for group in groups)
+    files = {f"{quiz_id}/{quiz_id}.xml": _xml(root, QTI12),
+             f"{quiz_id}/assessment_meta.xml": _xml(_assessment_meta(quiz_id, title, duration, points), CANVAS)}
+    manifest = ET.Element(_cp("manifest"), {"identifier": "M_quizforge_canvas"})
+    ET.SubElement(manifest, _cp("organizations"))
+    resources = ET.SubElement(manifest, _cp("resources"))
+    quiz = ET.SubElement(resources, _cp("resource"), {"identifier": quiz_id, "type": "imsqti_xmlv1p2"})
+    ET.SubElement(quiz, _cp("file"), {"href": f"{quiz_id}/{quiz_id}.xml"})
+    ET.SubElement(quiz, _cp("dependency"), {"identifierref": f"{quiz_id}_meta"})
+    meta = ET.SubElement(resources, _cp("resource"), {
+        "identifier": f"{quiz_id}_meta", "type": "associatedcontent/imscc_xmlv1p1/learning-application-resource",
+        "href": f"{quiz_id}/assessment_meta.xml"})
+    ET.SubElement(meta, _cp("file"), {"href": f"{quiz_id}/assessment_meta.xml"})
+    files["imsmanifest.xml"] = _xml(manifest, CP)
     return _zip(files)

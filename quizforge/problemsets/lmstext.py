@@ -1,0 +1,191 @@
+"""What every LMS export shares: questions as HTML with MathJax math, the titles students
+see, the printed NAT range ends, and the class's variants grouped by question slot.
+
+The bank writes Markdown with `$…$` / `$$…$$` math. An LMS renders HTML and runs MathJax
+over `\\(…\\)` and `\\[…\\]`, so the math spans are set aside before the Markdown is
+rendered (Markdown's backslash escapes would otherwise eat `\\(` and `\\\\`) and put back
+afterwards, HTML-escaped, as MathJax delimiters.
+
+A student sees "Q1 · Attention weights", the template's title; the question ID (which
+`quiz explain` turns into the worked answer) goes only where an instructor alone looks.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation, localcontext
+from functools import lru_cache
+
+from quizforge.problemsets.variants import Paper, Slot
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+# Letters and digits only, so no Markdown rule can touch it.
+_HOLDER = "QFMATH{}X"
+_HOLDERS = re.compile(r"QFMATH(\d+)X")
+
+
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
+    return MarkdownIt("commonmark", {"html": False, "xhtmlOut": True}).enable("table")
+
+
+def _render(markdown: str, inline: bool) -> str:
+    spans: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        display, tex = match.group(1) is not None, match.group(1) or match.group(2)
+        spans.append((r"\[" + tex.strip() + r"\]") if display else (r"\(" + tex.strip() + r"\)"))
+        return _HOLDER.format(len(spans) - 1)
+
+    held = _MATH.sub(hold, markdown)
+    md = _markdown()
+    rendered = md.renderInline(held) if inline else md.render(held)
+    return _HOLDERS.sub(lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered).strip()
+
+
+def to_html(markdown: str) -> str:
+    """Markdown with $…$ math → HTML (XHTML-well-formed) with \\(…\\) and \\[…\\] for MathJax."""
+    return _render(markdown, inline=False)
+
+
+def inline_html(markdown: str) -> str:
+    """One line of Markdown (an option) → inline HTML, no paragraph around it."""
+    return _render(markdown, inline=True)
+
+
+def student_title(number: int, question) -> str:
+    """What a student may see as the question's name: its number and its template's title."""
+    return f"Q{number} · {question.title}"
+
+
+@lru_cache(maxsize=8192)
+def _shared_html(markdown: str, inline: bool) -> str:
+    """A piece many variants share word for word (a solution step, a reason, an instruction),
+    rendered once: with a class of 300 this halves the Markdown work."""
+    return _render(markdown, inline)
+
+
+def question_html(question) -> str:
+    """The question as a student reads it: prompt, matrices, how to answer."""
+    from quizforge.bank.export import _bmatrix
+
+    parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
+    return to_html("\n\n".join(parts)) + "\n" + _shared_html(f"*{question.instruction()}*", False)
+
+
+def solution_html(question) -> str:
+    """The worked solution, for the LMS's general feedback: the key, each step in a numbered
+    list (a step with a displayed matrix keeps it inside its item), why each option."""
+    from quizforge.bank.export import _step_markdown, accepted_text
+    from quizforge.bank.question import LETTERS
+
+    answer = f"**Answer:** {question.answer_md}" + (
+        f" (accepted: {accepted_text(question)})" if question.kind == "NAT" else "")
+    parts = [to_html(answer)]
+    if question.solution:
+        parts.append("<ol>")
+        for step in question.solution:
+            text = _step_markdown(step).strip()
+            one_line = "\n" not in text  # a step with a displayed matrix is two paragraphs
+            parts.append(f"<li>{_shared_html(text, one_line)}</li>")
+        parts.append("</ol>")
+    reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
+    if reasons:
+        parts += [_shared_html("**Why each option is right or wrong.**", False), "<ul>"]
+        for i, option in reasons:
+            reason = f"({LETTERS[i]}) {'✓' if option.correct else '✗'} {option.why}"
+            parts.append(f"<li>{_shared_html(reason, True)}</li>")
+        parts.append("</ul>")
+    return "\n".join(parts)
+
+
+# --- NAT ranges ------------------------------------------------------------------------------
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def range_ends(question) -> tuple[str, str]:
+    """The accepted NAT range's ends exactly as the key prints them ('0.49', '0.51'; '4.158e23'),
+    without thousands separators: what every LMS compares a typed answer with. (An exact key
+    of 1/3 prints, and so exports, as 0.333333333333.)"""
+    from quizforge.bank.grading import numeric_key
+
+    key = numeric_key(question)
+    ends = []
+    for bound in key.interval():
+        printed = key._bound_text(bound).replace(",", "")  # the key's own printing of a range end
+        if _decimal(printed) is None:
+            raise ValueError(f"{question.id}: the range end {printed!r} is not a number an LMS can read")
+        ends.append(printed)
+    return ends[0], ends[1]
+
+
+def _plain(value: Decimal) -> str:
+    """A decimal as a short string every LMS parses: '0.49', '1050000', '1.0395E+24'."""
+    text = format(value.normalize(), "f") if abs(value.adjusted()) < 16 else str(value.normalize())
+    return "0" if text in ("-0", "0E+0") else text
+
+
+def midpoint_and_halfwidth(low: str, high: str) -> tuple[str, str]:
+    """The range as an answer ± a tolerance (Moodle's numerical), computed exactly in decimal."""
+    lo, hi = Decimal(low), Decimal(high)
+    with localcontext() as context:
+        context.prec = 60  # enough that neither sum nor difference is rounded
+        return _plain((lo + hi) / 2), _plain((hi - lo) / 2)
+
+
+# --- delivery by slot -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Variant:
+    """One distinct question of a slot, rendered once for every export."""
+
+    question: object              # quizforge.bank.question.Question
+    students: tuple[str, ...]     # whose paper has it
+    html: str                     # the question as a student reads it
+    solution: str                 # the worked solution (general feedback)
+    options: tuple[str, ...]      # each option as inline HTML
+    ends: tuple[str, str] | None  # NAT: the printed range ends
+
+
+@dataclass(frozen=True)
+class SlotVariants:
+    """One question slot of the set and every distinct variant the class was given for it."""
+
+    slot: Slot
+    title: str                    # "Q1 · Attention weights"
+    marks: int
+    variants: tuple[Variant, ...]  # in roster order of first use
+
+
+def by_slot(slots: list[Slot], papers: list[Paper]) -> list[SlotVariants]:
+    """The class's questions grouped by slot, each distinct one rendered once."""
+    grouped = []
+    for index, slot in enumerate(slots):
+        order: dict[str, object] = {}
+        holders: dict[str, list[str]] = {}
+        for paper in papers:
+            question = paper.questions[index]
+            order.setdefault(question.id, question)
+            holders.setdefault(question.id, []).append(paper.student.id)
+        variants = tuple(Variant(q, tuple(holders[q.id]), question_html(q), solution_html(q),
+                                 tuple(inline_html(o.md) for o in q.options),
+                                 range_ends(q) if q.kind == "NAT" else None) for q in order.values())
+        first = variants[0].question
+        grouped.append(SlotVariants(slot, student_title(slot.number, first), first.marks, variants))
+    return grouped
+
+
+def category_path(set_title: str, slot_title: str) -> str:
+    """A Moodle category path, the same in Moodle XML and GIFT ('/' inside a name is doubled)."""
+    return "$course$/top/" + "/".join(part.replace("/", "//") for part in (set_title, slot_title))
