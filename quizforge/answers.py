@@ -809,6 +809,14 @@ class NumericKey:
             return self._exact_text()
         return low_text if low == high else f"{low_text} to {high_text}"
 
+    def printed_ends(self) -> tuple[str, str]:
+        """The two ends as printed ('1.0395e24', '1.0605e24'; an exact key twice): each is
+        accepted, exactly, and nothing outside them is (an exact float key: within FLOAT_RTOL)."""
+        if self.mode == "exact":
+            return self._exact_text(), self._exact_text()
+        (_, low_text), (_, high_text) = self._printed_ends
+        return low_text, high_text
+
     def _exact_text(self) -> str:
         """An exact key as printed: its value (a float to 12 significant digits)."""
         if self.decimals is not None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from decimal import Context, Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from quizforge.bank import registry
+from quizforge.bank.registry import question as regenerate
 from quizforge.bank.grading import grade, numeric_key
 
 NAT_TEMPLATES = [t for t in registry.all_templates() if t.kind == "NAT"]
@@ -44,3 +49,38 @@ def test_a_one_percent_range_around_a_float_key_is_read_as_its_decimals():
     assert numeric_key(q).range_text() == "1.0395e24 to 1.0605e24"
     assert grade(q, "1.0395e24").correct and grade(q, "1.0605e24").correct
     assert not grade(q, "1.03949e24").correct and not grade(q, "1.06051e24").correct
+
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "quiz1.toml"
+ROSTER = REPO / "examples" / "roster.csv"
+
+
+def _spec(tmp_path: Path, templates: list[str], extra: str = "") -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(f'title = "t"\nseed = 7\n{extra}\n[[sections]]\ntemplates = {json.dumps(templates)}\n'
+                    f"count = {len(templates)}\n", encoding="utf-8")
+    return path
+
+
+def test_keys_csv_keeps_negative_numbers_numeric_and_guards_only_formulas(run_quiz, tmp_path):
+    spec = _spec(tmp_path, ["attention.score", "softmax.masked_positions"])
+    code, _, err = run_quiz("set", "make", str(spec), "--variants", "8", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    text = (tmp_path / "s" / "keys.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    nat = [r for r in rows if r["kind"] == "NAT"]
+    negative = [r for r in nat if r["key"].startswith("-")]
+    assert negative, "the seeds should give at least one negative score"
+    for r in nat:
+        float(r["key"]), float(r["low"]), float(r["high"])         # numbers, not text
+        q = regenerate(r["question_id"])
+        assert grade(q, r["low"]).correct and grade(q, r["high"]).correct
+        assert f"{r['low']} to {r['high']}" == r["accepted"].removeprefix("'").replace(",", "")
+    for r in negative:   # written bare: a spreadsheet reads a number
+        assert f",NAT,{r['key']},'{r['low']} to {r['high']},{r['low']},{r['high']}," in text
+    from quizforge.problemsets.keys import spreadsheet_cell
+
+    assert spreadsheet_cell("-0.58") == "-0.58" and spreadsheet_cell("-1,234.5") == '"-1,234.5"'
+    assert spreadsheet_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and spreadsheet_cell("-0.5 to -0.4") == "'-0.5 to -0.4"
+    assert spreadsheet_cell("@SUM(A1)") == "'@SUM(A1)" and spreadsheet_cell(-0.5) == "-0.5"
