@@ -9,7 +9,7 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
 
     expr    := term (('+' | '-') term)*
     term    := unary (('*' | '/' | 'x' | '×') unary)*
-    unary   := ('+' | '-') unary | power
+    unary   := ('+' | '-') unary | power      never two signs in a row: '--3' is refused
     power   := atom [('^' | '**') unary] [suffix]      right-associative: 2^3^2 = 2^9
     atom    := NUMBER | '(' expr ')' | FUNCTION '(' expr ')'
     suffix  := a unit of the allowed family | '%' (when percentages are allowed)
@@ -408,6 +408,11 @@ class _Parser:
         tok = self.peek()
         if tok is not None and tok.kind in ("+", "-"):
             self.i += 1
+            nxt = self.peek()
+            if nxt is not None and nxt.kind in ("+", "-"):
+                # '--3' is a slip, not a double negation: reading it as 3 would score a sign error
+                raise AnswerError(f"two signs in a row ({tok.text}{nxt.text}) at position {tok.pos}: write one sign, "
+                                  "or brackets: -(-3)")
             self.enter(tok)
             value = self.unary(allow_suffix)
             self.leave()
