@@ -41,10 +41,17 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.argument("responses", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Default: FOLDER/graded.")
-def set_grade(folder: Path, responses: Path, out: Path | None) -> None:
-    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way."""
+@click.option("--overrides", type=click.Path(path_type=Path),
+              help="TOML of [[overrides]]: accept an extra answer, drop a question, or award its marks.")
+def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path | None) -> None:
+    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way.
+
+    Reads CSV, semicolon or tab files in UTF-8, UTF-16 or cp1252; a blank answer is not answered.
+    Run it again (with --overrides) to regrade."""
     from quizforge.problemsets.responses import grade_responses
 
-    done = grade_responses(folder, responses, out or folder / "graded")
+    done = grade_responses(folder, responses, out or folder / "graded", overrides)
+    applied = f", {done['overrides']} override{'s' if done['overrides'] != 1 else ''} applied" \
+        if overrides is not None else ""
     click.echo(f"{done['graded']} answers of {done['students']} students graded, {done['rejected']} rejected "
-               f"(see rejects.csv) in {done['out']}: gradebook.csv, feedback/, item_stats.md")
+               f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")
