@@ -84,3 +84,203 @@ def test_keys_csv_keeps_negative_numbers_numeric_and_guards_only_formulas(run_qu
     assert spreadsheet_cell("-0.58") == "-0.58" and spreadsheet_cell("-1,234.5") == '"-1,234.5"'
     assert spreadsheet_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and spreadsheet_cell("-0.5 to -0.4") == "'-0.5 to -0.4"
     assert spreadsheet_cell("@SUM(A1)") == "'@SUM(A1)" and spreadsheet_cell(-0.5) == "-0.5"
+
+
+# ---------------------------------------------------------------- quiz set grade
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    from quizforge.problemsets.make import make_set
+
+    out = tmp_path_factory.mktemp("set") / "quiz1"
+    make_set(EXAMPLE, out, roster=ROSTER, pdf=False)
+    return out
+
+
+def _papers(folder: Path) -> dict[str, list]:
+    record = json.loads((folder / "set.json").read_text(encoding="utf-8"))
+    return {s["id"]: [regenerate(q) for q in s["questions"]] for s in record["students"]}
+
+
+def _right(q) -> str:
+    from quizforge.answers import format_number
+
+    return format_number(q.answer, q.decimals) if q.kind == "NAT" else q.correct_letters
+
+
+def _wrong_letter(q) -> str:
+    return next(letter for i, letter in enumerate("abcd") if i not in q.correct)
+
+
+def _grade(run_quiz, made, tmp_path, rows, *extra, raw: bytes | None = None):
+    path = tmp_path / "responses.csv"
+    if raw is None:
+        buffer = io.StringIO()
+        csv.writer(buffer).writerows([("student", "question", "answer"), *rows])
+        raw = buffer.getvalue().encode("utf-8")
+    path.write_bytes(raw)
+    out = tmp_path / "graded"
+    code, stdout, err = run_quiz("set", "grade", str(made), str(path), "-o", str(out), *extra)
+    return code, stdout, err, out
+
+
+def _book(out: Path) -> dict[str, dict]:
+    return {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
+
+
+def _rejects(out: Path) -> list[dict]:
+    return list(csv.DictReader((out / "rejects.csv").open(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "cp1252"])
+def test_what_spreadsheets_write_is_read(run_quiz, made, tmp_path, delimiter, encoding):
+    papers = _papers(made)
+    rows = [("Name", "student", "question", "answer")]
+    # Roll numbers as typed by hand: other case, stray spaces; a name only cp1252 or Unicode can hold.
+    rows += [("José Müller", " 21cs001 ", n, _right(q)) for n, q in enumerate(papers["21CS001"], 1)]
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="\r\n").writerows(rows)
+    code, _, err, out = _grade(run_quiz, made, tmp_path, [], raw=buffer.getvalue().encode(encoding))
+    assert code == 0, err
+    book = _book(out)
+    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == sum(q.marks for q in papers["21CS001"])
+    assert _rejects(out) == []
+
+
+def test_a_blank_is_not_answered_and_a_double_sign_is_refused(run_quiz, made, tmp_path):
+    papers = _papers(made)
+    nat = [n for n, q in enumerate(papers["21CS002"], 1) if q.kind == "NAT"]
+    rows = [("21CS002", nat[0], ""), ("21CS002", nat[1], "--" + _right(papers["21CS002"][nat[1] - 1])),
+            ("21CS002", nat[0], _right(papers["21CS002"][nat[0] - 1]))]   # a blank then an answer: it counts
+    code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows)
+    assert code == 0, err
+    (reject,) = _rejects(out)
+    assert reject["student"] == "21CS002" and "two signs in a row" in reject["reason"]
+    book = _book(out)
+    assert float(book["21CS002"][f"Q{nat[0]}"]) == papers["21CS002"][nat[0] - 1].marks
+    assert float(book["21CS002"][f"Q{nat[1]}"]) == 0
+    feedback = (out / "feedback" / "21CS002.md").read_text(encoding="utf-8")
+    assert f"**Q{nat[1]}** (`{papers['21CS002'][nat[1] - 1].id}`): not answered" in feedback
+    assert stdout.startswith("1 answer of 3 students graded, 1 rejected")
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"roll;answer\n21CS001;a\n", "must name the columns student, question and answer (found 'roll', 'answer')"),
+    (b"\xff\xfe" + "student,question,answer\n".encode("utf-16-le")[:-1], "starts like UTF-16 but is not valid"),
+    (b"", "is empty"),
+])
+def test_an_unreadable_responses_file_is_one_line(run_quiz, made, tmp_path, raw, message):
+    code, _, err, out = _grade(run_quiz, made, tmp_path, [], raw=raw)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_options_are_counted_by_what_they_say_and_facility_per_variant(run_quiz, made, tmp_path):
+    papers = _papers(made)
+    mcq = next(n for n, q in enumerate(papers["21CS001"], 1) if q.kind == "MCQ")
+    letters = {sid: qs[mcq - 1].correct_letters for sid, qs in papers.items()}
+    assert len(set(letters.values())) > 1, "the example's option orders differ between papers"
+    rows = [(sid, mcq, letters[sid]) for sid in papers]
+    rows.append(("21CS001", mcq + 1 if mcq + 1 <= len(papers["21CS001"]) else 1, ""))
+    code, _, err, out = _grade(run_quiz, made, tmp_path, rows)
+    assert code == 0, err
+    item = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))[mcq - 1]
+    assert sum(item["choices"].values()) == 3 and all(k.startswith("✓ ") for k in item["choices"])
+    assert item["facility"] == 1.0
+    assert [v["question_id"] for v in item["variants"]] == sorted(qs[mcq - 1].id for qs in papers.values())
+    assert all(v["facility"] == 1.0 and v["students"] == 1 for v in item["variants"])
+    assert "## Facility per variant" in (out / "item_stats.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- overrides
+
+def _overrides(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "overrides.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_overrides_drop_award_and_accept_and_a_regrade_without_them_undoes_them(run_quiz, made, tmp_path):
+    papers = _papers(made)
+    first = papers["21CS001"]
+    mistaken = next(n for n, q in enumerate(first, 1)
+                    if q.kind == "NAT" and any(m.value is not None for m in q.misconceptions))
+    mistake = next(m for m in first[mistaken - 1].misconceptions if m.value is not None)
+    mcq = next(n for n, q in enumerate(papers["21CS002"], 1) if q.kind == "MCQ")
+    wrong = _wrong_letter(papers["21CS002"][mcq - 1])
+    drop, award = [n for n in range(1, len(first) + 1) if n not in (mistaken, mcq)][:2]
+    from quizforge.answers import format_number
+
+    rows = [("21CS001", mistaken, format_number(mistake.value)), ("21CS002", mcq, wrong),
+            ("21CS001", drop, _right(first[drop - 1]))]
+    overrides = _overrides(tmp_path, f"""
+[[overrides]]
+question = {drop}
+action = "drop"
+reason = "ambiguous wording"
+
+[[overrides]]
+question = {award}
+action = "award"
+
+[[overrides]]
+question = {mistaken}
+action = "accept"
+mistake = "{mistake.label}"
+
+[[overrides]]
+question = {mcq}
+action = "accept"
+student = "21cs002"
+answer = "{wrong}"
+""")
+    code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows, "--overrides", str(overrides))
+    assert code == 0, err
+    assert "4 overrides applied" in stdout
+    book = _book(out)
+    total_marks = sum(q.marks for q in first)
+    assert float(book["21CS001"]["max"]) == total_marks - first[drop - 1].marks     # dropped: max falls
+    assert float(book["21CS001"][f"Q{drop}"]) == 0                                   # even though it was right
+    assert float(book["21CS003"][f"Q{award}"]) == papers["21CS003"][award - 1].marks  # unanswered, awarded
+    assert float(book["21CS001"][f"Q{mistaken}"]) == first[mistaken - 1].marks       # the mistake accepted
+    assert float(book["21CS002"][f"Q{mcq}"]) == papers["21CS002"][mcq - 1].marks     # the one answer accepted
+    assert float(book["21CS001"]["total"]) == first[award - 1].marks + first[mistaken - 1].marks
+    report = (out / "item_stats.md").read_text(encoding="utf-8")
+    assert f"- Q{drop}: dropped for everyone (ambiguous wording): 3 students changed" in report
+    assert f"- Q{award}: marks given for everyone: 3 students changed" in report
+    assert f"- Q{mistaken}: also accepted: the mistake '{mistake.label}' for everyone: 1 student changed" in report
+    assert f"- Q{mcq}: also accepted: '{wrong}' for 21CS002: 1 student changed" in report
+    stats = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))
+    assert stats[mistaken - 1]["facility"] == 0 and stats[mistaken - 1]["overrides"]   # stats: answers as given
+    feedback = (out / "feedback" / "21CS001.md").read_text(encoding="utf-8")
+    assert f"**Total:** {first[award - 1].marks + first[mistaken - 1].marks:g} of {total_marks - first[drop - 1].marks}" \
+        in feedback and "Accepted by the instructor." in feedback
+
+    code, _, err, out = _grade(run_quiz, made, tmp_path, rows)                   # a regrade without them
+    book = _book(out)
+    assert float(book["21CS001"]["max"]) == total_marks and float(book["21CS001"][f"Q{mistaken}"]) == 0
+    assert "Overrides applied" not in (out / "item_stats.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[overrides]]\nquestion = 1\naction = "drop"\nwhy = "x"\n', "override 1: unknown field 'why'"),
+    ('[[overrides]]\nquestion = 99\naction = "drop"\n', "override 1: question must be a question number from 1 to 7"),
+    ('[[overrides]]\nquestion = 1\naction = "bonus"\n', "action must be one of accept, drop, award, not 'bonus'"),
+    ('[[overrides]]\nquestion = 1\naction = "accept"\nanswer = "0.5"\n', "name the student it is for"),
+    ('[[overrides]]\nquestion = 1\naction = "accept"\n', "'accept' needs either answer (with student) or mistake"),
+    ('[[overrides]]\nquestion = 1\naction = "accept"\nmistake = "typo"\n', "question 1 names no mistake 'typo'"),
+    ('[[overrides]]\nquestion = 1\naction = "accept"\nstudent = "21CS001"\nanswer = "--1"\n',
+     "cannot read answer '--1' (two signs in a row"),
+    ('[[overrides]]\nquestion = 1\naction = "drop"\nstudent = "nobody"\n', "unknown student 'nobody'"),
+    ('[[overrides]]\nquestion = 1\naction = "drop"\nmistake = "x"\n', "'drop' takes no answer or mistake"),
+    ('[[overrides]]\nquestion = 2\naction = "drop"\n[[overrides]]\nquestion = 2\naction = "award"\n'
+     'student = "21CS003"\n', "question 2 is dropped or awarded twice"),
+    ('overrides = 3\n', "overrides must be [[overrides]] tables"),
+    ('[overrides\n', "not valid TOML"),
+])
+def test_a_bad_overrides_file_is_one_line_and_grades_nothing(run_quiz, made, tmp_path, text, message):
+    code, _, err, out = _grade(run_quiz, made, tmp_path, [("21CS001", 1, "0.5")],
+                               "--overrides", str(_overrides(tmp_path, text)))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()

@@ -53,5 +53,5 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     done = grade_responses(folder, responses, out or folder / "graded", overrides)
     applied = f", {done['overrides']} override{'s' if done['overrides'] != 1 else ''} applied" \
         if overrides is not None else ""
-    click.echo(f"{done['graded']} answers of {done['students']} students graded, {done['rejected']} rejected "
+    click.echo(f"{done['graded']} answer{'s' if done['graded'] != 1 else ''} of {done['students']} students graded, {done['rejected']} rejected "
                f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")
