@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from decimal import Context, Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -284,3 +285,29 @@ def test_a_bad_overrides_file_is_one_line_and_grades_nothing(run_quiz, made, tmp
                                "--overrides", str(_overrides(tmp_path, text)))
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- variety
+
+def test_the_example_class_gets_a_different_question_in_every_slot(made):
+    from quizforge.problemsets.variants import question_text_key
+
+    papers = _papers(made)
+    for n in range(len(papers["21CS001"])):
+        texts = {question_text_key(qs[n]) for qs in papers.values()}
+        assert len(texts) == 3, f"Q{n + 1} repeats a text across three students"
+    for qs in papers.values():            # every ID still regenerates its question
+        assert all(regenerate(q.id) == q for q in qs)
+
+
+def test_set_make_says_how_many_texts_each_slot_has_and_warns_when_shared(run_quiz, tmp_path):
+    spec = _spec(tmp_path, ["params.gpt3_layer", "attention.output"])
+    code, out, err = run_quiz("set", "make", str(spec), "--variants", "12", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    assert "Different questions per slot (of 12 papers): Q1 6 · Q2 12" in out
+    from quizforge.problemsets.variants import question_text_key
+
+    shares = Counter(question_text_key(qs[0]) for qs in _papers(tmp_path / "s").values())
+    assert len(shares) == 6 and max(shares.values()) <= 3        # six texts, spread: none on half the class
+    assert err.strip() == (f"warning: Q1 (params.gpt3_layer) has 6 different texts for 12 papers; up to "
+                           f"{max(shares.values())} students share one, so neighbours can compare answers")

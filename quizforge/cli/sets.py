@@ -35,6 +35,13 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
                "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")
+    per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
+    click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")
+    for v in made["variety"]:
+        if v.shared:
+            click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) has {v.distinct} different "
+                       f"{'text' if v.distinct == 1 else 'texts'} for {v.papers} papers; up to {v.largest_share} "
+                       "students share one, so neighbours can compare answers", err=True)
 
 
 @problem_set.command("grade", short_help="Grade the answers students handed back.")
