@@ -311,3 +311,26 @@ def test_set_make_says_how_many_texts_each_slot_has_and_warns_when_shared(run_qu
     assert len(shares) == 6 and max(shares.values()) <= 3        # six texts, spread: none on half the class
     assert err.strip() == (f"warning: Q1 (params.gpt3_layer) has 6 different texts for 12 papers; up to "
                            f"{max(shares.values())} students share one, so neighbours can compare answers")
+
+
+# ---------------------------------------------------------------- the README's example
+
+def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monkeypatch):
+    import shlex
+    import shutil
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Problem sets for a class"):]
+    block = section[section.index("```bash") + len("```bash"):section.index("```", section.index("```bash") + 7)]
+    commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("quiz set")]
+    assert [c[:3] for c in commands] == [["quiz", "set", "make"], ["quiz", "set", "grade"]]
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        code, out, err = run_quiz(*command[1:])
+        assert code == 0, (command, err)
+    assert out.startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
+    book = _book(tmp_path / "quiz1" / "graded")
+    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
+    (reject,) = _rejects(tmp_path / "quiz1" / "graded")
+    assert "57.67M" in reject["reason"] and "significant figures" in reject["reason"]
