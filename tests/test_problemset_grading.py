@@ -255,8 +255,8 @@ answer = "{wrong}"
     stats = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))
     assert stats[mistaken - 1]["facility"] == 0 and stats[mistaken - 1]["overrides"]   # stats: answers as given
     feedback = (out / "feedback" / "21CS001.md").read_text(encoding="utf-8")
-    assert f"**Total:** {first[award - 1].marks + first[mistaken - 1].marks:g} of {total_marks - first[drop - 1].marks}" \
-        in feedback and "Accepted by the instructor." in feedback
+    earned, most = first[award - 1].marks + first[mistaken - 1].marks, total_marks - first[drop - 1].marks
+    assert f"**Total:** {earned:g} of {most}" in feedback and "Accepted by the instructor." in feedback
 
     code, _, err, out = _grade(run_quiz, made, tmp_path, rows)                   # a regrade without them
     book = _book(out)

@@ -58,7 +58,7 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     from quizforge.problemsets.responses import grade_responses
 
     done = grade_responses(folder, responses, out or folder / "graded", overrides)
-    applied = f", {done['overrides']} override{'s' if done['overrides'] != 1 else ''} applied" \
-        if overrides is not None else ""
-    click.echo(f"{done['graded']} answer{'s' if done['graded'] != 1 else ''} of {done['students']} students graded, {done['rejected']} rejected "
+    plural = lambda n, word: f"{n} {word}{'s' if n != 1 else ''}"  # noqa: E731
+    applied = f", {plural(done['overrides'], 'override')} applied" if overrides is not None else ""
+    click.echo(f"{plural(done['graded'], 'answer')} of {done['students']} students graded, {done['rejected']} rejected "
                f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")

@@ -247,7 +247,8 @@ def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -
             "facility": round(sum(v.correct for v in answered.values()) / len(sitting), 4),
             "discrimination": round(right(upper) - right(lower), 4),
             "choices": dict(sorted(choices.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "mistakes": dict(Counter(v.misconception.label for v in answered.values() if v.misconception).most_common()),
+            "mistakes": dict(Counter(v.misconception.label for v in answered.values()
+                                     if v.misconception).most_common()),
             "variants": variants,
         })
     return items
@@ -258,7 +259,8 @@ def _stats_markdown(stats: list[dict]) -> str:
              "right in the top 27% by total minus the share right in the bottom 27%. Options are counted by what "
              "they say, since their order differs between papers. All of it describes the answers as given, "
              "before any override.", "",
-             "| Q | facility | by variant (min–max, variants) | discrimination | options chosen | commonest mistake |",
+             "| Q | facility | by variant (min–max, variants) | discrimination | options chosen "
+             "| commonest mistake |",
              "|---:|---:|---|---:|---|---|"]
     for s in stats:
         choices = "; ".join(f"{k}: {v}" for k, v in s["choices"].items()).replace("|", "\\|")
