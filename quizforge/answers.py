@@ -742,8 +742,9 @@ class NumericKey:
             unit_step = Fraction(1, 10**self.decimals)
             low, high = math.floor(low / unit_step) * unit_step, math.ceil(high / unit_step) * unit_step
             return (low, format_number(low, self.decimals)), (high, format_number(high, self.decimals))
-        if low == high:
-            return (low, _end_text(low)), (high, _end_text(high))
+        if low == high:   # a zero tolerance: the value itself, as a fraction if it is no short decimal
+            text = _end_text(low) if _short_decimal(low) else format_number(low)
+            return (low, text), (high, text)
         step = Fraction(10) ** _floor_log10((high - low) / 100)
         if not _short_decimal(low):
             low = math.floor(low / step) * step

@@ -149,6 +149,23 @@ def test_what_spreadsheets_write_is_read(run_quiz, made, tmp_path, delimiter, en
     assert _rejects(out) == []
 
 
+def test_an_excel_separator_line_and_q_numbers_are_read(run_quiz, made, tmp_path):
+    papers = _papers(made)
+    lines = ["sep=;", "Student;Question;Answer"] + [f"21CS003;Q{n};{_right(q)}" for n, q in enumerate(papers["21CS003"], 1)]
+    code, _, err, out = _grade(run_quiz, made, tmp_path, [], raw="\r\n".join(lines).encode("cp1252"))
+    assert code == 0, err
+    assert float(_book(out)["21CS003"]["total"]) == sum(q.marks for q in papers["21CS003"]) and _rejects(out) == []
+
+
+def test_a_zero_tolerance_key_prints_and_accepts_its_exact_value():
+    from quizforge.answers import in_range, within_abs
+
+    third = within_abs(Fraction(1, 3), 0)
+    assert third.range_text() == "1/3" and third.accepts(third.parse("1/3")) and not third.accepts(Fraction(333, 1000))
+    wide = in_range(Fraction(1, 3), Fraction(2, 3))          # no short decimal: rounded outward, never inward
+    assert wide.range_text() == "0.333 to 0.667" and wide.accepts(Fraction(1, 3)) and wide.accepts(Fraction(2, 3))
+
+
 def test_a_blank_is_not_answered_and_a_double_sign_is_refused(run_quiz, made, tmp_path):
     papers = _papers(made)
     nat = [n for n, q in enumerate(papers["21CS002"], 1) if q.kind == "NAT"]

@@ -119,7 +119,8 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
 
     record = load_set(folder)
     students = record["students"]
-    by_folded = {sid.strip().casefold(): sid for sid in students}
+    folded = Counter(sid.strip().casefold() for sid in students)
+    by_folded = {sid.strip().casefold(): sid for sid in students if folded[sid.strip().casefold()] == 1}
     cache: dict[str, object] = {}
     lookup = lambda qid: cache.get(qid) or cache.setdefault(qid, regenerate(qid))  # noqa: E731
     overrides = load_overrides(overrides_path, students, lookup) if overrides_path is not None else []
@@ -129,7 +130,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
     raw: dict[str, dict[int, str]] = defaultdict(dict)
     for row in rows:
         given_id, qtext, line = row["student"], row["question"], row["line"]
-        sid = by_folded.get(given_id.casefold())
+        sid = given_id if given_id in students else by_folded.get(given_id.casefold())  # case only where unique
         if sid is None:
             rejects.append((line, given_id, f"unknown student {given_id!r}"))
             continue
