@@ -351,3 +351,16 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
     assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
     assert "57.67M" in reject["reason"] and "significant figures" in reject["reason"]
+
+
+def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp_path):
+    spec = _spec(tmp_path, ["params.gpt3_layer"])
+    code, _, err = run_quiz("set", "make", str(spec), "--variants", "12", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    papers = _papers(tmp_path / "s")
+    rows = [(sid, 1, _right(qs[0])) for sid, qs in papers.items() if sid in ("V1", "V2", "V3")]
+    code, _, err, out = _grade(run_quiz, tmp_path / "s", tmp_path, rows)
+    assert code == 0, err
+    (item,) = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))
+    assert len(item["variants"]) == 6 and sum(v["students"] for v in item["variants"]) == 12
+    assert sum(v["facility"] * v["students"] for v in item["variants"]) == pytest.approx(3)

@@ -169,7 +169,8 @@ def test_item_statistics_by_hand():
     from quizforge.problemsets.responses import item_statistics
 
     option = lambda text, right=False: SimpleNamespace(md=text, correct=right, value=None, misconception=None)  # noqa: E731
-    q = SimpleNamespace(kind="MCQ", id="x", options=[option("yes", True), option("no"), option("maybe"), option("?")])
+    q = SimpleNamespace(kind="MCQ", id="x", prompt="?", exhibits=(),
+                        options=[option("yes", True), option("no"), option("maybe"), option("?")])
     students = {s: {"questions": ["x"]} for s in "ABCD"}
     verdict = lambda ok, given: SimpleNamespace(correct=ok, given=given, misconception=None)  # noqa: E731
     verdicts = {"A": {1: verdict(True, "a")}, "B": {1: verdict(True, "a")}, "C": {1: verdict(False, "b")},

@@ -221,8 +221,11 @@ def _chosen_labels(question, verdict) -> list[str]:
 
 def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -> list[dict]:
     """Per question number, of the answers as given (before any override): facility (overall
-    and per variant), discrimination (upper − lower 27%), the options chosen counted by what
-    they say (option order differs between papers), and the mistakes named."""
+    and per variant, a variant being one question text, named by the first of its IDs),
+    discrimination (upper − lower 27%), the options chosen counted by what they say (option
+    order differs between papers), and the mistakes named."""
+    from quizforge.problemsets.variants import question_text_key
+
     ranked = sorted(totals, key=lambda s: totals[s])
     size = max(1, round(GROUP * len(ranked)))
     lower, upper = set(ranked[:size]), set(ranked[-size:])
@@ -237,12 +240,14 @@ def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -
         for sid, v in answered.items():
             if questions[sid].kind != "NAT":
                 choices.update(_chosen_labels(questions[sid], v))
-        per_variant: dict[str, list[str]] = defaultdict(list)
+        per_variant: dict[tuple, list[str]] = defaultdict(list)   # by the text read: seeds can share one
         for sid in sitting:
-            per_variant[questions[sid].id].append(sid)
-        variants = [{"question_id": qid, "students": len(group), "answered": sum(s in answered for s in group),
-                     "facility": round(sum(1 for s in group if s in answered and answered[s].correct) / len(group), 4)}
-                    for qid, group in sorted(per_variant.items())]
+            per_variant[question_text_key(questions[sid])].append(sid)
+        variants = sorted(({"question_id": min(questions[s].id for s in group), "students": len(group),
+                            "answered": sum(s in answered for s in group),
+                            "facility": round(sum(1 for s in group if s in answered and answered[s].correct)
+                                              / len(group), 4)}
+                           for group in per_variant.values()), key=lambda v: v["question_id"])
         items.append({
             "question": n, "kinds": sorted({q.kind for q in questions.values()}), "answered": len(answered),
             "facility": round(sum(v.correct for v in answered.values()) / len(sitting), 4),
@@ -273,9 +278,13 @@ def _stats_markdown(stats: list[dict]) -> str:
     applied = [(s["question"], o) for s in stats for o in s.get("overrides", [])]
     if applied:
         lines += ["", "## Overrides applied to the gradebook", ""] + [f"- Q{n}: {o}" for n, o in applied]
-    lines += ["", "## Facility per variant", ""]
+    lines += ["", "## Facility per variant", "", "Each variant's facility (students); item_stats.json lists every one.", ""]
     for s in stats:
-        cells = ", ".join(f"`{v['question_id']}` {v['facility']:.2f} ({v['students']})" for v in s["variants"])
+        many = [v for v in s["variants"] if v["students"] > 1]
+        cells = ", ".join(f"`{v['question_id']}` {v['facility']:.2f} ({v['students']})" for v in many)
+        single = len(s["variants"]) - len(many)
+        if single:
+            cells += ("; " if cells else "") + f"{single} variant{'s' if single != 1 else ''} of one student each"
         lines.append(f"- **Q{s['question']}**: {cells}")
     return "\n".join(lines) + "\n"
 
