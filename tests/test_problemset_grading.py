@@ -358,7 +358,7 @@ def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp
     code, _, err = run_quiz("set", "make", str(spec), "--variants", "12", "--no-pdf", "-o", str(tmp_path / "s"))
     assert code == 0, err
     papers = _papers(tmp_path / "s")
-    rows = [(sid, 1, _right(qs[0])) for sid, qs in papers.items() if sid in ("V1", "V2", "V3")]
+    rows = [(sid, 1, _right(qs[0])) for sid, qs in list(papers.items())[:3]]
     code, _, err, out = _grade(run_quiz, tmp_path / "s", tmp_path, rows)
     assert code == 0, err
     (item,) = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))
