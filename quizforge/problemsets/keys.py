@@ -23,16 +23,14 @@ _NUMBER = re.compile(r"-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?")
 
 
 def key_rows(papers: list[Paper]) -> list[dict]:
-    from quizforge.bank.export import accepted_text
-    from quizforge.bank.grading import numeric_key
+    from quizforge.bank.export import accepted_ends, accepted_text
     from quizforge.bank.mathtext import markdown_to_terminal
 
     rows = []
     for paper in papers:
         for number, q in enumerate(paper.questions, 1):
-            low = high = ""
-            if q.kind == "NAT":
-                low, high = (end.replace(",", "") for end in numeric_key(q).printed_ends())
+            ends = accepted_ends(q)
+            low, high = (end.replace(",", "") for end in ends) if ends else ("", "")
             rows.append({"student": paper.student.id, "question": number, "question_id": q.id, "kind": q.kind,
                          "key": markdown_to_terminal(q.answer_md), "accepted": accepted_text(q),
                          "low": low, "high": high, "marks": q.marks})
