@@ -364,3 +364,17 @@ def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp
     (item,) = json.loads((out / "item_stats.json").read_text(encoding="utf-8"))
     assert len(item["variants"]) == 6 and sum(v["students"] for v in item["variants"]) == 12
     assert sum(v["facility"] * v["students"] for v in item["variants"]) == pytest.approx(3, abs=1e-3)
+
+
+def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
+    rows = list(csv.reader((REPO / "examples" / "responses.csv").open(encoding="utf-8")))[1:]
+    code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows, "--overrides",
+                                    str(REPO / "examples" / "overrides.toml"))
+    assert code == 0, err
+    assert "2 overrides applied" in stdout
+    book = _book(out)
+    assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 9, "21CS002": 9, "21CS003": 9}
+    assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
+    report = (out / "item_stats.md").read_text(encoding="utf-8")
+    assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
+    assert "- Q4: also accepted: '1811939328' for 21CS002" in report
