@@ -75,15 +75,18 @@ def read_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
     text = decode_spreadsheet_text(data, path.name)
-    lines = text.splitlines()
+    first, _, rest = text.partition("\n")
     skip = 0
-    if lines and lines[0].strip().lower().startswith("sep=") and len(lines[0].strip()) == 5:
-        delimiter, skip = lines[0].strip()[4], 1          # Excel's "sep=;" hint line
+    if first.strip().lower().startswith("sep=") and len(first.strip()) == 5:
+        delimiter, text, skip = first.strip()[4], rest, 1          # Excel's "sep=;" hint line
     else:
-        header = next((line for line in lines if line.strip()), "")
+        header = next((line for line in text.split("\n") if line.strip()), "")
         delimiter = max(DELIMITERS, key=lambda d: (header.count(d), d == ","))
-    reader = csv.reader(io.StringIO("\n".join(lines[skip:])), delimiter=delimiter)
-    rows = [(n, cells) for n, cells in enumerate(reader, 1 + skip) if any(c.strip() for c in cells)]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        rows = [(reader.line_num + skip, cells) for cells in reader if any(c.strip() for c in cells)]
+    except csv.Error as exc:
+        raise InputError(f"{path.name}: line {reader.line_num + skip}: not CSV ({exc})") from None
     if not rows:
         raise InputError(f"{path.name}: is empty; the first row must name the columns student, question and answer")
     return [c.strip() for c in rows[0][1]], rows[1:]
