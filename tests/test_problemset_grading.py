@@ -378,3 +378,12 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
     assert "- Q4: also accepted: '1811939328' for 21CS002" in report
+
+
+@pytest.mark.parametrize("end", ["low", "high"])
+def test_every_printed_range_end_in_keys_csv_scores_through_set_grade(run_quiz, made, tmp_path, end):
+    keys = list(csv.DictReader((made / "keys.csv").open(encoding="utf-8")))
+    rows = [(k["student"], k["question"], k[end] if k["kind"] == "NAT" else k["accepted"]) for k in keys]
+    code, _, err, out = _grade(run_quiz, made, tmp_path, rows)
+    assert code == 0, err
+    assert all(float(r["total"]) == float(r["max"]) for r in _book(out).values()) and _rejects(out) == []
