@@ -54,9 +54,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from functools import cached_property
 from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Iterable, Mapping, Sequence, Union
 
 from quizforge.errors import InputError

@@ -93,6 +93,8 @@ class Assigner:
 
 
 def paper(spec: SetSpec, slots: list[Slot], student: Student) -> Paper:
+    """One student's paper from their own seeds alone, without the class-wide spread that
+    `make_set` applies through Assigner (the two agree wherever no text repeats)."""
     from quizforge.bank.registry import get_template
 
     return Paper(student, tuple(get_template(s.template).question(question_seed(spec, student.id, s.number))
