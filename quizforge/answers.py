@@ -9,7 +9,7 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
 
     expr    := term (('+' | '-') term)*
     term    := unary (('*' | '/' | 'x' | '×') unary)*
-    unary   := ('+' | '-') unary | power
+    unary   := ('+' | '-') unary | power      never two signs in a row: '--3' is refused
     power   := atom [('^' | '**') unary] [suffix]      right-associative: 2^3^2 = 2^9
     atom    := NUMBER | '(' expr ')' | FUNCTION '(' expr ')'
     suffix  := a unit of the allowed family | '%' (when percentages are allowed)
@@ -56,6 +56,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Iterable, Mapping, Sequence, Union
 
 from quizforge.errors import InputError
@@ -407,6 +408,11 @@ class _Parser:
         tok = self.peek()
         if tok is not None and tok.kind in ("+", "-"):
             self.i += 1
+            nxt = self.peek()
+            if nxt is not None and nxt.kind in ("+", "-"):
+                # '--3' is a slip, not a double negation: reading it as 3 would score a sign error
+                raise AnswerError(f"two signs in a row ({tok.text}{nxt.text}) at position {tok.pos}: write one sign, "
+                                  "or brackets: -(-3)")
             self.enter(tok)
             value = self.unary(allow_suffix)
             self.leave()
@@ -710,16 +716,41 @@ class NumericKey:
                 raise ValueError(f"low {self.low} > high {self.high}")
 
     def interval(self) -> tuple[Fraction, Fraction]:
-        """The accepted closed interval [low, high], exactly."""
-        v = _frac(self.value)
+        """The accepted closed interval [low, high], exactly: the values of the two ends that
+        range_text prints, so a printed end is always accepted and nothing beyond it is."""
+        (low, _), (high, _) = self._printed_ends
+        return low, high
+
+    @cached_property
+    def _printed_ends(self) -> tuple[tuple[Fraction, str], tuple[Fraction, str]]:
+        """Each end of the range as (exact value, decimal text): one computation serves both
+        what is printed and what is accepted. A float is read as its shortest decimal (1.05e24
+        is 1.05e24, not the binary value just below it); an end that is no short decimal is
+        rounded outward by less than a hundredth of the range's width, so nothing inside the
+        stated tolerance is refused."""
+        v = _as_decimal(self.value)
         if self.mode == "exact":
-            return v, v
+            return (v, ""), (v, "")
         if self.mode == "abs":
-            return v - _frac(self.tol), v + _frac(self.tol)
-        if self.mode == "rel":
-            d = _frac(self.tol) * abs(v)
-            return v - d, v + d
-        return _frac(self.low), _frac(self.high)  # type: ignore[arg-type]
+            low, high = v - _as_decimal(self.tol), v + _as_decimal(self.tol)
+        elif self.mode == "rel":
+            d = _as_decimal(self.tol) * abs(v)
+            low, high = v - d, v + d
+        else:
+            low, high = _as_decimal(self.low), _as_decimal(self.high)  # type: ignore[arg-type]
+        if self.decimals is not None:
+            unit_step = Fraction(1, 10**self.decimals)
+            low, high = math.floor(low / unit_step) * unit_step, math.ceil(high / unit_step) * unit_step
+            return (low, format_number(low, self.decimals)), (high, format_number(high, self.decimals))
+        if low == high:   # a zero tolerance: the value itself, as a fraction if it is no short decimal
+            text = _end_text(low) if _short_decimal(low) else format_number(low)
+            return (low, text), (high, text)
+        step = Fraction(10) ** _floor_log10((high - low) / 100)
+        if not _short_decimal(low):
+            low = math.floor(low / step) * step
+        if not _short_decimal(high):
+            high = math.ceil(high / step) * step
+        return (low, _end_text(low)), (high, _end_text(high))
 
     def accepts(self, x: Number) -> bool:
         """Whether the (parsed) value x is a correct answer."""
@@ -731,10 +762,18 @@ class NumericKey:
         low, high = self.interval()
         if low <= fx <= high:
             return True
-        if self.mode == "exact" and (isinstance(x, float) or isinstance(self.value, float)):
-            v = _frac(self.value)
-            return abs(fx - v) <= Fraction(FLOAT_RTOL) * max(abs(fx), abs(v))
+        if self.mode == "exact":
+            if fx == self._exact_printed_value:
+                return True
+            if isinstance(x, float) or isinstance(self.value, float):
+                v = _frac(self.value)
+                return abs(fx - v) <= Fraction(FLOAT_RTOL) * max(abs(fx), abs(v))
         return False
+
+    @cached_property
+    def _exact_printed_value(self) -> Fraction:
+        """An exact key's value as printed and read back: what it says is accepted, is."""
+        return _frac(parse_number(self._exact_text()))
 
     def with_value(self, other: Number) -> NumericKey:
         """The same kind of key centred on `other` (a misconception's value)."""
@@ -771,20 +810,75 @@ class NumericKey:
 
     def range_text(self) -> str:
         """The accepted values as GATE prints them: '0.49 to 0.51', or the exact value."""
-        low, high = self.interval()
-        if low == high:
-            return self._bound_text(low)
-        return f"{self._bound_text(low)} to {self._bound_text(high)}"
+        (low, low_text), (high, high_text) = self._printed_ends
+        if self.mode == "exact":
+            return self._exact_text()
+        return low_text if low == high else f"{low_text} to {high_text}"
 
-    def _bound_text(self, bound: Fraction) -> str:
-        """A bound as the question writes numbers: fixed decimals, an integer, or a short
-        decimal; never a long fraction (a 1% range around 3.15e23 reads 3.1185e23)."""
+    def printed_ends(self) -> tuple[str, str]:
+        """The two ends as printed ('1.0395e24', '1.0605e24'; an exact key twice): each is
+        accepted, exactly, and nothing outside them is (an exact float key: within FLOAT_RTOL)."""
+        if self.mode == "exact":
+            return self._exact_text(), self._exact_text()
+        (_, low_text), (_, high_text) = self._printed_ends
+        return low_text, high_text
+
+    def _exact_text(self) -> str:
+        """An exact key as printed: its value (a float to 12 significant digits)."""
         if self.decimals is not None:
-            return format_number(bound, self.decimals)
-        if bound.denominator == 1 and abs(bound) < 10**15:
-            return format_number(bound)
-        shown = format_number(bound)
-        return shown if "/" not in shown and len(shown) <= 16 else format_number(float(bound))
+            return format_number(self.value, self.decimals)
+        return format_number(self.value)
+
+
+def _as_decimal(x: Number) -> Fraction:
+    """x exactly, a float read as its shortest decimal form (0.01 is 1/100)."""
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+def _floor_log10(x: Fraction) -> int:
+    """The largest k with 10**k <= x (x > 0), exactly."""
+    k = math.floor(math.log10(x.numerator) - math.log10(x.denominator))
+    while Fraction(10) ** k > x:
+        k -= 1
+    while Fraction(10) ** (k + 1) <= x:
+        k += 1
+    return k
+
+
+_MAX_DIGITS = 15   # an end with more significant digits than this is rounded for print
+
+
+def _short_decimal(x: Fraction) -> bool:
+    """Whether x is a terminating decimal of at most _MAX_DIGITS significant digits."""
+    d = x.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d != 1:
+        return False
+    places = 0
+    while (x * 10**places).denominator != 1:
+        places += 1
+    digits = str(abs((x * 10**places).numerator)).rstrip("0")
+    return len(digits) <= _MAX_DIGITS
+
+
+def _end_text(x: Fraction) -> str:
+    """A terminating decimal as text that parse_number reads back to exactly x: '990,000',
+    '0.4851', and e-notation for very large or small values ('3.1185e23')."""
+    if x.denominator == 1 and abs(x) < 10**15:
+        return format_number(x)
+    if x != 0 and 10**-4 <= abs(x) < 10**15 and (x * 10**9).denominator == 1:
+        return format_number(x)
+    places = 0
+    while (x * 10**places).denominator != 1:
+        places += 1
+    sign = "-" if x < 0 else ""
+    digits = str(abs((x * 10**places).numerator))
+    exponent = len(digits) - 1 - places
+    mantissa = digits.rstrip("0") or "0"
+    text = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    return f"{sign}{text}e{exponent}"
 
 
 def exact(value: Number, *, unit: str | None = None, allow_percent: bool = False,

@@ -97,7 +97,7 @@ GiB = 2**30
         ("2^-1", None, F(1, 2)),
         ("2^3^2", None, F(512)),                           # right-associative
         ("2**3**2", None, F(512)),
-        ("--3", None, F(3)),
+        ("-(-3)", None, F(3)),
         ("1 - 2 - 3", None, F(-4)),
         ("12/3/2", None, F(2)),
         ("sqrt(64)", None, F(8)),
@@ -233,7 +233,8 @@ def test_scale_reads_bare_numbers_in_the_unit_asked():
         ("1/(2-2)", None, ["division by zero at position 2"]),
         ("0^-1", None, ["division by zero"]),
         ("(" * 30 + "1" + ")" * 30, None, ["nested too deeply at position 21", "at most 20"]),
-        ("-" * 30 + "1", None, ["nested too deeply"]),
+        ("-" * 30 + "1", None, ["two signs in a row"]),
+        ("-(" * 30 + "1" + ")" * 30, None, ["nested too deeply"]),
         ("__import__('os')", None, ["unknown function '__import__' at position 1"]),
         ("__import__", None, ["could not read '__import__' as a number"]),
         ("os.system('ls')", None, ["could not read 'os' at position 1"]),
@@ -269,6 +270,7 @@ def test_scale_reads_bare_numbers_in_the_unit_asked():
         ("log(8)", None, ["'log' at position 1 is ambiguous"]),
         ("(-8)^(1/3)", None, ["not a real number"]),
         ("", None, ["empty answer"]),
+        ("--3", None, ["two signs in a row (--) at position 1"]),
         ("   ", None, ["empty answer"]),
         ("1" * 201, None, ["201 characters long", "at most 200"]),
         ("٣", None, ["unexpected '٣' at position 1"]),          # only ASCII digits

@@ -117,7 +117,9 @@ def test_item_statistics_by_hand():
 
     from quizforge.problemsets.responses import item_statistics
 
-    q = SimpleNamespace(kind="MCQ")
+    option = lambda text, right=False: SimpleNamespace(md=text, correct=right, value=None, misconception=None)  # noqa: E731
+    q = SimpleNamespace(kind="MCQ", id="x", prompt="?", exhibits=(),
+                        options=[option("yes", True), option("no"), option("maybe"), option("?")])
     students = {s: {"questions": ["x"]} for s in "ABCD"}
     verdict = lambda ok, given: SimpleNamespace(correct=ok, given=given, misconception=None)  # noqa: E731
     verdicts = {"A": {1: verdict(True, "a")}, "B": {1: verdict(True, "a")}, "C": {1: verdict(False, "b")},
@@ -125,7 +127,8 @@ def test_item_statistics_by_hand():
     totals = {"A": 2, "B": 1, "C": 0, "D": -1}
     (item,) = item_statistics(students, verdicts, totals, {"x": q})
     assert item["facility"] == 0.5 and item["discrimination"] == 1.0  # top 27% (A) right, bottom (D) wrong
-    assert item["choices"] == {"a": 2, "b": 1, "c": 1}
+    assert item["choices"] == {"✓ yes": 2, "✗ maybe": 1, "✗ no": 1}  # by what the option says
+    assert item["variants"] == [{"question_id": "x", "students": 4, "answered": 4, "facility": 0.5}]
 
 
 @pytest.mark.parametrize("spec, message", [

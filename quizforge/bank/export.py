@@ -28,6 +28,16 @@ def accepted_text(question: Question) -> str:
     return numeric_key(question).range_text()
 
 
+def accepted_ends(question: Question) -> tuple[str, str] | None:
+    """A NAT question's accepted range as its two printed ends ('1.0395e24', '1.0605e24'),
+    which are exactly what grading accepts (inclusive); None for MCQ/MSQ."""
+    if question.kind != "NAT":
+        return None
+    from quizforge.bank.grading import numeric_key
+
+    return numeric_key(question).printed_ends()
+
+
 def question_json(question: Question, with_answer: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": question.id, "template": question.template, "topic": question.topic, "kind": question.kind,

@@ -23,7 +23,7 @@ def numeric_key(question: Question) -> answers.NumericKey:
     if question.decimals is not None:
         key = answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
     elif question.rel_tol:
-        key = answers.within_rel(question.answer, Fraction(question.rel_tol), unit=family, scale=scale)
+        key = answers.within_rel(question.answer, question.rel_tol, unit=family, scale=scale)
     else:
         key = answers.exact(question.answer, unit=family, scale=scale)
     return replace(key, names=unit.words) if unit is not None and unit.words else key
@@ -40,7 +40,7 @@ def values_match(a: Any, b: Any, *, decimals: int | None = None, rel_tol: float 
     if decimals is not None:
         return answers.nat_range(_as_number(b), decimals).accepts(_as_number(a))
     if rel_tol:
-        return answers.within_rel(_as_number(b), Fraction(rel_tol)).accepts(_as_number(a))
+        return answers.within_rel(_as_number(b), rel_tol).accepts(_as_number(a))
     return answers.exact(_as_number(b)).accepts(_as_number(a))
 
 

@@ -35,16 +35,30 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
                "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")
+    per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
+    click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")
+    for v in made["variety"]:
+        if v.shared:
+            click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) has {v.distinct} different "
+                       f"{'text' if v.distinct == 1 else 'texts'} for {v.papers} papers; up to {v.largest_share} "
+                       "students share one, so neighbours can compare answers", err=True)
 
 
 @problem_set.command("grade", short_help="Grade the answers students handed back.")
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.argument("responses", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Default: FOLDER/graded.")
-def set_grade(folder: Path, responses: Path, out: Path | None) -> None:
-    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way."""
+@click.option("--overrides", type=click.Path(path_type=Path),
+              help="TOML of [[overrides]]: accept an extra answer, drop a question, or award its marks.")
+def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path | None) -> None:
+    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way.
+
+    Reads CSV, semicolon or tab files in UTF-8, UTF-16 or cp1252; a blank answer is not answered.
+    Run it again (with --overrides) to regrade."""
     from quizforge.problemsets.responses import grade_responses
 
-    done = grade_responses(folder, responses, out or folder / "graded")
-    click.echo(f"{done['graded']} answers of {done['students']} students graded, {done['rejected']} rejected "
-               f"(see rejects.csv) in {done['out']}: gradebook.csv, feedback/, item_stats.md")
+    done = grade_responses(folder, responses, out or folder / "graded", overrides)
+    plural = lambda n, word: f"{n} {word}{'s' if n != 1 else ''}"  # noqa: E731
+    applied = f", {plural(done['overrides'], 'override')} applied" if overrides is not None else ""
+    click.echo(f"{plural(done['graded'], 'answer')} of {done['students']} students graded, {done['rejected']} rejected "
+               f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")

@@ -120,10 +120,9 @@ def range_ends(question) -> tuple[str, str]:
     of 1/3 prints, and so exports, as 0.333333333333.)"""
     from quizforge.bank.grading import numeric_key
 
-    key = numeric_key(question)
     ends = []
-    for bound in key.interval():
-        printed = key._bound_text(bound).replace(",", "")  # the key's own printing of a range end
+    for printed in numeric_key(question).printed_ends():  # the key's own printing, one computation
+        printed = printed.replace(",", "")
         if _decimal(printed) is None:
             raise ValueError(f"{question.id}: the range end {printed!r} is not a number an LMS can read")
         ends.append(printed)

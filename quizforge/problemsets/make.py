@@ -27,7 +27,7 @@ from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
-from quizforge.problemsets.variants import paper, plan
+from quizforge.problemsets.variants import Assigner, plan, variety
 
 
 class FolderNotEmpty(InputError):
@@ -52,9 +52,9 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         (staging / "keys").mkdir()
         # typst works in helper processes, each starting on its share of the class at once
         typesetting = typeset.Typesetting(spec, slots, staging) if pdf else None
-        made = []
+        made, assigner = [], Assigner(spec, slots)
         for share in typeset.Typesetting.shares(students):
-            made += [paper(spec, slots, s) for s in share]
+            made += [assigner.paper(s) for s in share]
             if typesetting is not None:
                 typesetting.add(made[-len(share):])
         for p in made:
@@ -85,4 +85,4 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return {"students": len(made), "questions": len(slots), "marks": sum(q.marks for q in made[0].questions),
-            "out": str(out)}
+            "out": str(out), "variety": variety(slots, made)}

@@ -1,18 +1,26 @@
 """Grading the answers students hand back: GATE marking, feedback, item statistics, rejects.
 
-The responses CSV has the columns student, question and answer (the question's number on
-the paper; the answer in the bank's syntax: a, a,c, 0.70, 8 GiB, …). Every row either counts
-or lands in rejects.csv with its reason: an unknown student or question, a second answer to
-the same question, an answer that cannot be read. The rest is graded.
+The responses file has the columns student, question and answer (the question's number on
+the paper; the answer in the bank's syntax: a, a,c, 0.70, 8 GiB, …). It is read as
+spreadsheets write it: the delimiter (`,` `;` or tab) is taken from the header line, the
+encoding from its bytes (UTF-8 with or without a BOM, UTF-16 with a BOM, else cp1252), any
+line ending. Roll numbers match the set's whatever their case and surrounding spaces. A
+blank answer is "not answered". Every other row either counts or lands in rejects.csv with
+its reason: an unknown student or question, a second answer to the same question, an answer
+that cannot be read (such as `--3`).
+
+Instructor overrides (`overrides.py`) are applied on every run, so a regrade is running it again.
 
     OUT/gradebook.csv       student, total, max, then marks per question
     OUT/feedback/<id>.md    each answer, its marks, and the mistake it matches
-    OUT/item_stats.json/.md facility, discrimination (upper vs lower 27%), options and mistakes chosen
+    OUT/item_stats.json/.md facility (per question and per variant), discrimination (upper vs
+                            lower 27%), options chosen (by what the option says), mistakes, overrides
     OUT/rejects.csv         what was not graded, and why
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -23,9 +31,11 @@ from quizforge.errors import InputError
 from quizforge.grading.gradebook import csv_cell, write_atomically
 
 GROUP = 0.27  # the upper and lower groups of the discrimination index
+DELIMITERS = (",", ";", "\t")
+OPTION_LABEL_CHARS = 60
 
 
-def _load_set(folder: Path) -> dict:
+def load_set(folder: Path) -> dict:
     try:
         record = json.loads((folder / "set.json").read_text(encoding="utf-8"))
         students = {s["id"]: s for s in record["students"]}
@@ -37,115 +47,247 @@ def _load_set(folder: Path) -> dict:
     return {"title": record.get("title", ""), "students": students}
 
 
-def _rows(path: Path) -> list[dict]:
+def decode_spreadsheet_text(data: bytes, name: str) -> str:
+    """The text of a file a spreadsheet saved: UTF-8 (BOM or not), UTF-16 with a BOM, or cp1252."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(f"{name}: starts like UTF-16 but is not valid UTF-16") from None
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    if data.count(b"\x00") > len(data) // 4:
+        raise InputError(f"{name}: looks like UTF-16 without a byte-order mark; save it as UTF-8 CSV")
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: neither UTF-8, UTF-16 nor cp1252 (byte {exc.start + 1})") from None
+
+
+def read_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line number, cells) of a CSV, TSV or semicolon file."""
+    try:
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read ({exc})") from None
-    reader = csv.DictReader(io.StringIO(text))
-    names = {f.strip().lower(): f for f in reader.fieldnames or []}
-    student = names.get("student") or names.get("student_id") or names.get("id")
-    question, answer = names.get("question") or names.get("question_number"), names.get("answer")
-    if not (student and question and answer):
-        raise InputError(f"{path.name}: the first row must name the columns student, question and answer")
-    return [{"line": n, "student": (row.get(student) or "").strip(), "question": (row.get(question) or "").strip(),
-             "answer": (row.get(answer) or "").strip()} for n, row in enumerate(reader, 2)]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    text = decode_spreadsheet_text(data, path.name)
+    first, _, rest = text.partition("\n")
+    skip = 0
+    if first.strip().lower().startswith("sep=") and len(first.strip()) == 5:
+        delimiter, text, skip = first.strip()[4], rest, 1          # Excel's "sep=;" hint line
+    else:
+        header = next((line for line in text.split("\n") if line.strip()), "")
+        delimiter = max(DELIMITERS, key=lambda d: (header.count(d), d == ","))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        rows = [(reader.line_num + skip, cells) for cells in reader if any(c.strip() for c in cells)]
+    except csv.Error as exc:
+        raise InputError(f"{path.name}: line {reader.line_num + skip}: not CSV ({exc})") from None
+    if not rows:
+        raise InputError(f"{path.name}: is empty; the first row must name the columns student, question and answer")
+    return [c.strip() for c in rows[0][1]], rows[1:]
 
 
-def grade_responses(folder: Path, responses: Path, out: Path) -> dict:
+def read_responses(path: Path) -> list[dict]:
+    header, rows = read_table(path)
+    names = {f.lower(): i for i, f in reversed(list(enumerate(header)))}
+    student = next((names[n] for n in ("student", "student_id", "roll", "roll_number", "id") if n in names), None)
+    question = next((names[n] for n in ("question", "question_number", "q") if n in names), None)
+    answer = names.get("answer")
+    if student is None or question is None or answer is None:
+        found = ", ".join(repr(h) for h in header) or "nothing"
+        raise InputError(f"{path.name}: the first row must name the columns student, question and answer "
+                         f"(found {found})")
+    cell = lambda cells, i: cells[i].strip() if i < len(cells) else ""  # noqa: E731
+    return [{"line": n, "student": cell(cells, student), "question": cell(cells, question),
+             "answer": cell(cells, answer)} for n, cells in rows]
+
+
+def _question_number(text: str) -> int | None:
+    text = text.strip()
+    if text[:1] in ("Q", "q"):
+        text = text[1:]
+    return int(text) if text.isdigit() and text.isascii() else None
+
+
+def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None) -> dict:
     from quizforge.answers import AnswerError
     from quizforge.bank.grading import grade
     from quizforge.bank.registry import question as regenerate
+    from quizforge.problemsets.overrides import apply_overrides, load_overrides
 
-    record = _load_set(folder)
+    record = load_set(folder)
     students = record["students"]
+    folded = Counter(sid.strip().casefold() for sid in students)
+    by_folded = {sid.strip().casefold(): sid for sid in students if folded[sid.strip().casefold()] == 1}
+    cache: dict[str, object] = {}
+    lookup = lambda qid: cache.get(qid) or cache.setdefault(qid, regenerate(qid))  # noqa: E731
+    overrides = load_overrides(overrides_path, students, lookup) if overrides_path is not None else []
+    rows = read_responses(responses)
     rejects: list[tuple[int, str, str]] = []
     verdicts: dict[str, dict[int, object]] = defaultdict(dict)
-    cache: dict[str, object] = {}
-    for row in _rows(responses):
-        sid, qtext, line = row["student"], row["question"], row["line"]
-        if sid not in students:
-            rejects.append((line, sid, f"unknown student {sid!r}"))
+    raw: dict[str, dict[int, str]] = defaultdict(dict)
+    for row in rows:
+        given_id, qtext, line = row["student"], row["question"], row["line"]
+        sid = given_id if given_id in students else by_folded.get(given_id.casefold())  # case only where unique
+        if sid is None:
+            rejects.append((line, given_id, f"unknown student {given_id!r}"))
             continue
         ids = students[sid]["questions"]
-        if not qtext.isdigit() or not 1 <= int(qtext) <= len(ids):
+        number = _question_number(qtext)
+        if number is None or not 1 <= number <= len(ids):
             rejects.append((line, sid, f"no question {qtext!r} on this paper (1 to {len(ids)})"))
             continue
-        number = int(qtext)
-        if number in verdicts[sid]:
+        if not row["answer"]:
+            continue                                   # blank: not answered
+        if number in raw[sid]:
             rejects.append((line, sid, f"a second answer to question {number}; the first one counts"))
             continue
-        qid = ids[number - 1]
-        q = cache.get(qid) or cache.setdefault(qid, regenerate(qid))
+        q = lookup(ids[number - 1])
         try:
             verdicts[sid][number] = grade(q, row["answer"])
         except AnswerError as exc:
             rejects.append((line, sid, f"question {number}: cannot read {row['answer']!r} ({exc})"))
+            continue
+        raw[sid][number] = row["answer"]
+    papers = {sid: [lookup(q) for q in s["questions"]] for sid, s in students.items()}
+    as_given = {sid: dict(v) for sid, v in verdicts.items()}
+    applied = apply_overrides(overrides, papers, verdicts, raw)
     n_questions = max(len(s["questions"]) for s in students.values())
     totals = {}
     lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
     out.mkdir(parents=True, exist_ok=True)
-    for sid, student in students.items():
-        qs = [cache.get(q) or cache.setdefault(q, regenerate(q)) for q in student["questions"]]
+    for sid, qs in papers.items():
+        dropped = applied.dropped.get(sid, set())
         marks = [verdicts[sid][n].marks if n in verdicts[sid] else 0.0 for n in range(1, len(qs) + 1)]
         totals[sid] = sum(marks)
-        lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), sum(q.marks for q in qs),
-                                                    *(round(m, 4) for m in marks)]))
-        write_atomically(out / "feedback" / f"{sid}.md", _feedback(record["title"], sid, qs, verdicts[sid]))
+        most = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
+        lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), most, *(round(m, 4) for m in marks)]))
+        write_atomically(out / "feedback" / f"{sid}.md",
+                         _feedback(record["title"], sid, qs, verdicts[sid], dropped, applied.notes.get(sid, {})))
     write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
-    stats = item_statistics(students, verdicts, totals, cache)
+    given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
+    stats = item_statistics(students, as_given, given_totals, cache)
+    for item in stats:
+        item["overrides"] = applied.by_question.get(item["question"], [])
     write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     write_atomically(out / "item_stats.md", _stats_markdown(stats))
     reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
     write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
-    return {"students": len(students), "graded": sum(len(v) for v in verdicts.values()), "rejected": len(rejects),
-            "out": str(out)}
+    return {"students": len(students), "graded": sum(len(v) for v in raw.values()), "rejected": len(rejects),
+            "overrides": len(overrides), "out": str(out)}
 
 
-def _feedback(title: str, sid: str, questions: list, verdicts: dict) -> str:
+def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: set, notes: dict) -> str:
     total = sum(v.marks for v in verdicts.values())
-    lines = [f"# {title}: feedback for {sid}", "", f"**Total:** {total:g} of {sum(q.marks for q in questions)}", ""]
+    most = sum(q.marks for n, q in enumerate(questions, 1) if n not in dropped)
+    lines = [f"# {title}: feedback for {sid}", "", f"**Total:** {total:g} of {most}", ""]
     for n, q in enumerate(questions, 1):
         v = verdicts.get(n)
-        if v is None:
+        note = f" ({notes[n]})" if n in notes else ""
+        if n in dropped:
+            lines.append(f"- **Q{n}** (`{q.id}`): dropped from the set, no marks either way{note}")
+        elif v is None:
             lines.append(f"- **Q{n}** (`{q.id}`): not answered · 0")
         else:
             mistake = f" Mistake: {v.misconception.label}." if v.misconception is not None else ""
-            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {v.marks:+g} · {v.feedback}{mistake}")
+            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {v.marks:+g} · {v.feedback}{mistake}{note}")
     return "\n".join(lines) + "\n"
 
 
+def option_label(option) -> str:
+    """What an option says, the same on every paper whatever its letter there: its mistake's
+    name, its statement, or for a numeric option the key / another value."""
+    from quizforge.bank.mathtext import markdown_to_plain
+
+    if option.correct:
+        return "✓ the key" if option.value is not None else "✓ " + _short(markdown_to_plain(option.md))
+    if option.misconception is not None:
+        return "✗ " + option.misconception.label
+    return "✗ another value" if option.value is not None else "✗ " + _short(markdown_to_plain(option.md))
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= OPTION_LABEL_CHARS else text[:OPTION_LABEL_CHARS - 1].rstrip() + "…"
+
+
+def _chosen_labels(question, verdict) -> list[str]:
+    from quizforge.bank.question import LETTERS
+
+    return [option_label(question.options[LETTERS.index(letter)]) for letter in verdict.given.split(",") if letter]
+
+
 def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -> list[dict]:
-    """Per question number: facility, discrimination (upper − lower 27%), choices and mistakes."""
+    """Per question number, of the answers as given (before any override): facility (overall
+    and per variant, a variant being one question text, named by the first of its IDs),
+    discrimination (upper − lower 27%), the options chosen counted by what they say (option
+    order differs between papers), and the mistakes named."""
+    from quizforge.problemsets.variants import question_text_key
+
     ranked = sorted(totals, key=lambda s: totals[s])
     size = max(1, round(GROUP * len(ranked)))
     lower, upper = set(ranked[:size]), set(ranked[-size:])
     n_questions = max(len(s["questions"]) for s in students.values())
     items = []
     for n in range(1, n_questions + 1):
-        answered = {sid: v[n] for sid, v in verdicts.items() if n in v}
+        sitting = [s for s in students if len(students[s]["questions"]) >= n]
+        answered = {sid: verdicts[sid][n] for sid in sitting if n in verdicts.get(sid, {})}
         right = lambda group: sum(1 for s in group if s in answered and answered[s].correct) / len(group)  # noqa: E731
-        kinds = {cache[students[s]["questions"][n - 1]].kind for s in students if len(students[s]["questions"]) >= n}
+        questions = {s: cache[students[s]["questions"][n - 1]] for s in sitting}
+        choices: Counter[str] = Counter()
+        for sid, v in answered.items():
+            if questions[sid].kind != "NAT":
+                choices.update(_chosen_labels(questions[sid], v))
+        per_variant: dict[tuple, list[str]] = defaultdict(list)   # by the text read: seeds can share one
+        for sid in sitting:
+            per_variant[question_text_key(questions[sid])].append(sid)
+        variants = sorted(({"question_id": min(questions[s].id for s in group), "students": len(group),
+                            "answered": sum(s in answered for s in group),
+                            "facility": round(sum(1 for s in group if s in answered and answered[s].correct)
+                                              / len(group), 4)}
+                           for group in per_variant.values()), key=lambda v: v["question_id"])
         items.append({
-            "question": n, "kinds": sorted(kinds), "answered": len(answered),
-            "facility": round(sum(v.correct for v in answered.values()) / len(students), 4),
+            "question": n, "kinds": sorted({q.kind for q in questions.values()}), "answered": len(answered),
+            "facility": round(sum(v.correct for v in answered.values()) / len(sitting), 4),
             "discrimination": round(right(upper) - right(lower), 4),
-            "choices": dict(sorted(Counter(v.given for v in answered.values() if not any(c.isdigit() for c in v.given))
-                                   .items())),
-            "mistakes": dict(Counter(v.misconception.label for v in answered.values() if v.misconception).most_common()),
+            "choices": dict(sorted(choices.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "mistakes": dict(Counter(v.misconception.label for v in answered.values()
+                                     if v.misconception).most_common()),
+            "variants": variants,
         })
     return items
 
 
 def _stats_markdown(stats: list[dict]) -> str:
     lines = ["# Item statistics", "", "Facility: the share of students who got it right. Discrimination: the share "
-             "right in the top 27% by total minus the share right in the bottom 27%.", "",
-             "| Q | facility | discrimination | options chosen | commonest mistake |", "|---:|---:|---:|---|---|"]
+             "right in the top 27% by total minus the share right in the bottom 27%. Options are counted by what "
+             "they say, since their order differs between papers. All of it describes the answers as given, "
+             "before any override.", "",
+             "| Q | facility | by variant (min–max, variants) | discrimination | options chosen "
+             "| commonest mistake |",
+             "|---:|---:|---|---:|---|---|"]
     for s in stats:
-        choices = ", ".join(f"{k}: {v}" for k, v in s["choices"].items())
+        choices = "; ".join(f"{k}: {v}" for k, v in s["choices"].items()).replace("|", "\\|")
         mistake = next(iter(s["mistakes"].items()), None)
-        lines.append(f"| {s['question']} | {s['facility']:.2f} | {s['discrimination']:+.2f} | {choices} | "
+        facilities = [v["facility"] for v in s["variants"]]
+        spread = f"{min(facilities):.2f}–{max(facilities):.2f} ({len(facilities)})" if facilities else ""
+        lines.append(f"| {s['question']} | {s['facility']:.2f} | {spread} | {s['discrimination']:+.2f} | {choices} | "
                      f"{f'{mistake[0]} ({mistake[1]})' if mistake else ''} |")
+    applied = [(s["question"], o) for s in stats for o in s.get("overrides", [])]
+    if applied:
+        lines += ["", "## Overrides applied to the gradebook", ""] + [f"- Q{n}: {o}" for n, o in applied]
+    lines += ["", "## Facility per variant", "", "Each variant's facility (students); item_stats.json lists every one.", ""]
+    for s in stats:
+        many = [v for v in s["variants"] if v["students"] > 1]
+        cells = ", ".join(f"`{v['question_id']}` {v['facility']:.2f} ({v['students']})" for v in many)
+        single = len(s["variants"]) - len(many)
+        if single:
+            cells += ("; " if cells else "") + f"{single} variant{'s' if single != 1 else ''} of one student each"
+        lines.append(f"- **Q{s['question']}**: {cells}")
     return "\n".join(lines) + "\n"
+

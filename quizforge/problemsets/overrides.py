@@ -1,0 +1,224 @@
+"""Instructor overrides, applied by `quiz set grade --overrides FILE` after the exam.
+
+A TOML file of `[[overrides]]` tables, each for one question slot (its number on every
+paper), or for one student's question when `student` is given:
+
+    [[overrides]]
+    question = 4
+    action = "drop"                  # no marks for anyone, and the maximum falls by its marks
+    reason = "two readings of d_ff"
+
+    [[overrides]]
+    question = 5
+    action = "award"                 # everyone gets its marks, answered or not
+
+    [[overrides]]
+    question = 2
+    action = "accept"                # an extra answer is right too:
+    mistake = "forgot the biases"    #   answers matching this named mistake (a tag or a label), or
+    # student = "21CS002"            #   for one student only, with
+    # answer = "0.62"                #   the answer to accept on that student's paper
+
+The file is checked whole before anything is graded: each problem is one line naming the
+override and the field. Grading applies them on every run, so a regrade is running
+`quiz set grade` again; the item report lists what each override changed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from quizforge.errors import InputError
+
+ACTIONS = ("accept", "drop", "award")
+FIELDS = ("question", "action", "student", "answer", "mistake", "reason")
+
+
+@dataclass(frozen=True)
+class Override:
+    question: int
+    action: str
+    student: str | None = None       # None: every student's question in this slot
+    answer: str | None = None        # accept: this answer, on this student's paper
+    mistake: str | None = None       # accept: answers matching this named mistake
+    reason: str = ""
+
+    def describe(self) -> str:
+        who = f"for {self.student}" if self.student else "for everyone"
+        what = {"drop": "dropped", "award": "marks given",
+                "accept": f"also accepted: {self.answer!r}" if self.answer is not None
+                else f"also accepted: the mistake {self.mistake!r}"}[self.action]
+        return f"{what} {who}" + (f" ({self.reason})" if self.reason else "")
+
+
+@dataclass
+class Applied:
+    dropped: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
+    notes: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))
+    by_question: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+def load_overrides(path: Path, students: dict, question_of: Callable[[str], object]) -> list[Override]:
+    """Read and check an overrides file against the set's students and questions."""
+    name = path.name
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{name}: not valid TOML ({exc})") from None
+    extra = sorted(set(data) - {"overrides"})
+    if extra:
+        raise InputError(f"{name}: unknown field {extra[0]!r} at the top level; write [[overrides]] tables")
+    raw = data.get("overrides", [])
+    if not isinstance(raw, list) or not all(isinstance(o, dict) for o in raw):
+        raise InputError(f"{name}: overrides must be [[overrides]] tables")
+    by_folded = {sid.casefold(): sid for sid in students}
+    n_questions = max(len(s["questions"]) for s in students.values())
+    found: list[Override] = []
+    for n, entry in enumerate(raw, 1):
+        where = f"{name}: override {n}"
+        unknown = sorted(set(entry) - set(FIELDS))
+        if unknown:
+            raise InputError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+        number, action = entry.get("question"), entry.get("action")
+        if type(number) is not int or not 1 <= number <= n_questions:
+            raise InputError(f"{where}: question must be a question number from 1 to {n_questions}")
+        if action not in ACTIONS:
+            raise InputError(f"{where}: action must be one of {', '.join(ACTIONS)}, not {action!r}")
+        for text_field in ("student", "answer", "mistake", "reason"):
+            if text_field in entry and (not isinstance(entry[text_field], str) or not entry[text_field].strip()):
+                raise InputError(f"{where}: {text_field} must be non-empty text")
+        student = entry.get("student")
+        if student is not None:
+            student = by_folded.get(student.strip().casefold())
+            if student is None:
+                raise InputError(f"{where}: unknown student {entry['student']!r}")
+            if number > len(students[student]["questions"]):
+                raise InputError(f"{where}: {student}'s paper has no question {number}")
+        answer, mistake = entry.get("answer"), entry.get("mistake")
+        if action != "accept" and (answer is not None or mistake is not None):
+            raise InputError(f"{where}: {action!r} takes no answer or mistake (only 'accept' does)")
+        if action == "accept":
+            if (answer is None) == (mistake is None):
+                raise InputError(f"{where}: 'accept' needs either answer (with student) or mistake")
+            if answer is not None and student is None:
+                raise InputError(f"{where}: an answer differs from paper to paper; name the student it is for "
+                                 "(or accept a mistake for everyone)")
+        override = Override(number, action, student, answer and answer.strip(), mistake and mistake.strip(),
+                            entry.get("reason", "").strip())
+        targets = [student] if student else [s for s in students if len(students[s]["questions"]) >= number]
+        questions = [question_of(students[s]["questions"][number - 1]) for s in targets]
+        if answer is not None:
+            _check_answer(where, questions[0], answer)
+        if mistake is not None and not any(_mistake_indices(q, mistake) or _mistake_value(q, mistake) is not None
+                                           for q in questions):
+            raise InputError(f"{where}: question {number} names no mistake {mistake!r}; "
+                             f"its mistakes: {_mistake_names(questions)}")
+        found.append(override)
+    _refuse_conflicts(name, found)
+    return found
+
+
+def _check_answer(where: str, question, answer: str) -> None:
+    from quizforge.answers import AnswerError
+    from quizforge.bank.grading import grade
+
+    try:
+        grade(question, answer)
+    except AnswerError as exc:
+        raise InputError(f"{where}: cannot read answer {answer!r} ({exc})") from None
+
+
+def _mistake_names(questions: list) -> str:
+    names = sorted({m.tag for q in questions for m in q.misconceptions}
+                   | {o.misconception.tag for q in questions for o in q.options if o.misconception})
+    return ", ".join(names) or "none"
+
+
+def _names(misconception, mistake: str) -> bool:
+    wanted = mistake.casefold()
+    return misconception is not None and wanted in (misconception.tag.casefold(), misconception.label.casefold())
+
+
+def _mistake_indices(question, mistake: str) -> frozenset[int]:
+    return frozenset(i for i, o in enumerate(question.options) if _names(o.misconception, mistake))
+
+
+def _mistake_value(question, mistake: str):
+    return next((m.value for m in question.misconceptions if _names(m, mistake) and m.value is not None), None)
+
+
+def _refuse_conflicts(name: str, overrides: list[Override]) -> None:
+    final = [o for o in overrides if o.action != "accept"]
+    for k, a in enumerate(final):
+        for b in final[k + 1:]:
+            if a.question == b.question and (a.student is None or b.student is None or a.student == b.student):
+                raise InputError(f"{name}: question {a.question} is dropped or awarded twice for the same student; "
+                                 "keep one of those overrides")
+
+
+def _accepts(override: Override, question, answer: str) -> bool:
+    """Whether the student's answer (as they wrote it) is right under this accept override."""
+    from quizforge.answers import parse_choice
+    from quizforge.bank.grading import numeric_key
+
+    if question.kind == "NAT":
+        key = numeric_key(question)
+        value = key.parse(answer)
+        if override.answer is not None:
+            return key.matches(value, key.parse(override.answer))
+        wrong = _mistake_value(question, override.mistake)
+        return wrong is not None and key.matches(value, wrong)
+    multiple = question.kind == "MSQ"
+    chosen = parse_choice(answer, len(question.options), multiple=multiple)
+    if override.answer is not None:
+        return chosen == parse_choice(override.answer, len(question.options), multiple=multiple)
+    flagged = _mistake_indices(question, override.mistake)
+    differs = chosen ^ question.correct
+    return bool(differs) and differs <= flagged
+
+
+def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts: dict, raw: dict) -> Applied:
+    """Change the verdicts in place: accepts first, then awards, then drops (a drop wins)."""
+    applied = Applied()
+    order = {"accept": 0, "award": 1, "drop": 2}
+    for o in sorted(overrides, key=lambda o: order[o.action]):
+        n = o.question
+        targets = [o.student] if o.student else [s for s, qs in papers.items() if len(qs) >= n]
+        changed = 0
+        for sid in targets:
+            question, verdict = papers[sid][n - 1], verdicts[sid].get(n)
+            if o.action == "drop":
+                verdicts[sid].pop(n, None)
+                applied.dropped[sid].add(n)
+            elif o.action == "award":
+                verdicts[sid][n] = _marked_right(verdict, question, "Marks given by the instructor.")
+                if verdict is not None and verdict.correct:
+                    continue
+            elif verdict is not None and not verdict.correct and _accepts(o, question, raw[sid][n]):
+                verdicts[sid][n] = _marked_right(verdict, question, "Accepted by the instructor.")
+            else:
+                continue
+            changed += 1
+            applied.notes[sid][n] = "instructor: " + o.describe()
+        applied.by_question[n].append(f"{o.describe()}: {changed} student{'s' if changed != 1 else ''} changed")
+    return applied
+
+
+def _marked_right(verdict, question, feedback: str):
+    from quizforge.answers import gate_score
+    from quizforge.bank.grading import Verdict
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    marks = gate_score(question.kind, question.marks, True)
+    if verdict is not None:
+        return replace(verdict, correct=True, marks=marks, misconception=None, feedback=feedback)
+    return Verdict(question.id, True, marks, question.marks, feedback, None, "not answered",
+                   markdown_to_terminal(question.answer_md), "")
