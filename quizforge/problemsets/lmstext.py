@@ -123,6 +123,11 @@ def range_ends(question) -> tuple[str, str]:
     ends = []
     for printed in numeric_key(question).printed_ends():  # the key's own printing, one computation
         printed = printed.replace(",", "")
+        if _decimal(printed) is None and "/" in printed:
+            # An exact fraction (1/3) has no decimal an LMS can compare: its 12 significant digits.
+            from fractions import Fraction
+
+            printed = f"{float(Fraction(printed)):.12g}"
         if _decimal(printed) is None:
             raise ValueError(f"{question.id}: the range end {printed!r} is not a number an LMS can read")
         ends.append(printed)
