@@ -188,6 +188,15 @@ def _inline(text: str, math) -> str:
 LONG_EQUATION = 60   # LaTeX characters past which a chain of equalities is set a step per line
 
 
+FITS_ANYWAY = 60   # source characters that can never be wider than the text: no need to measure them
+
+
+def _fitted(equation: str, characters: int) -> str:
+    """A display equation scaled down to the text width should it be wider; measuring costs
+    typst a tenth of a key's time, so one too short to overflow is left as it is."""
+    return f"#fit[{equation}]" if characters > FITS_ANYWAY else f"\n{equation}\n"
+
+
 def _sides(latex: str) -> list[str]:
     """LATEX cut at its top-level equals signs (outside braces and brackets); matrices stay whole."""
     if "\\begin" in latex:
@@ -213,9 +222,10 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
         if len(sides) >= 3 and len(latex) > LONG_EQUATION:
             # a chain of equalities, one step per line, aligned at the equals signs
             body = latex_to_typst(sides[0]) + " " + " \\\n".join("&= " + latex_to_typst(side) for side in sides[1:])
+            widest = max(len(sides[0]) + len(side) for side in sides[1:])
         else:
-            body = latex_to_typst(latex)
-        return f"#fit[$ {body} $]"   # and scaled to the text width should it still not fit
+            body, widest = latex_to_typst(latex), len(latex)
+        return _fitted(f"$ {body} $", widest)
 
     lines = []
     for block in re.split(r"(^```[^\n]*\n.*?^```[ \t]*$|\$\$.+?\$\$)", markdown, flags=re.S | re.M):
@@ -269,7 +279,8 @@ def matrix_math(step: Step, name: str = "") -> str:
     """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
     rows = "; ".join(", ".join(_string(v) for v in row) for row in step.matrix or ())
     label = f"bold({_string(name)}) = " if name else ""
-    return f'#fit[$ {label}mat(delim: "[", align: #right, {rows}) $]'
+    widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
+    return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
 
 
 def is_weights(step: Step) -> bool:
