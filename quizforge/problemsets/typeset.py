@@ -314,15 +314,18 @@ PREAMBLE = (
 )
 
 
+def printable(name: str) -> bool:
+    """Whether the bundled fonts set every letter of NAME."""
+    import unicodedata
+
+    return all(not unicodedata.category(ch).startswith(("L", "M")) or unicodedata.name(ch, "").startswith(SCRIPTS)
+               for ch in name)
+
+
 def name_markup(name: str) -> str:
     """A student's name as typst markup; a name in a script no bundled font sets is left for the
     student to write, as a blank line, rather than printed as empty boxes."""
-    import unicodedata
-
-    def covered(ch: str) -> bool:
-        return not unicodedata.category(ch).startswith(("L", "M")) or unicodedata.name(ch, "").startswith(SCRIPTS)
-
-    if name and all(map(covered, name)):
+    if name and printable(name):
         return _escape(name)
     return "#box(width: 6cm, repeat[.])" + ("" if not name else " _(write your name)_")
 
@@ -398,7 +401,8 @@ def _student_pages(spec, paper, n: int, body: str, with_answer: bool) -> str:
     and "page n of N" (N this student's pages) at the foot."""
     student = paper.student
     what = " — answer key" if with_answer else ""
-    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{what} #h(1fr) {name_markup(student.name)} · "
+    shown_name = f"{_escape(student.name)} ·" if student.name and printable(student.name) else ""
+    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{what} #h(1fr) {shown_name} "
               f"*{_escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
     footer = (f'#set text(size: 8.5pt)\n#h(1fr) #context [Page #counter(page).display() of '
               f'#counter(page).at(label("end-{n}")).first()] #h(1fr)')
