@@ -212,3 +212,26 @@ def test_no_pdf_says_markdown_only(run_quiz, tmp_path):
     code, out, err = run_quiz("set", "make", str(spec), "--variants", "2", "--no-pdf", "-o", str(tmp_path / "s"))
     assert code == 0, err
     assert "(Markdown)" in out and "PDF" not in out
+
+
+def test_every_template_stays_inside_the_margins(tmp_path):
+    """Each question of the bank, on the paper and in the key, with its long formulas and
+    matrices: every glyph inside the text area (18 mm margins; 45 pt allows for the bubbles)."""
+    import typst
+
+    from quizforge.bank.registry import all_templates
+    from quizforge.problemsets.typeset import PREAMBLE, font_paths, question_typst
+
+    entries = [question_typst(template.question(seed), 1, with_answer, plain_math=False)
+               for template in all_templates() for seed in (3, 4242) for with_answer in (False, True)]
+    source = tmp_path / "all.typ"
+    source.write_text(PREAMBLE + "\n".join(f"#pagebreak(weak: true)\n{entry}" for entry in entries), "utf-8")
+    document = pdfium.PdfDocument(typst.Compiler(str(source), font_paths=font_paths()).compile())
+    assert len(document) >= len(entries)
+    for number, page in enumerate(document, 1):
+        width, height = page.get_size()
+        text = page.get_textpage()
+        for i in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(i)
+            if right > left:
+                assert 45 <= left and right <= width - 45 and 40 <= bottom and top <= height - 45, number
