@@ -2,9 +2,14 @@
 
 The bank writes Markdown with LaTeX math; this module turns the small subset it uses into
 typst markup and typst math (fractions, roots, bold and calligraphic letters, operators,
-matrices), sets matrices the question shows as tables, and draws a matrix of attention
-weights as a heatmap. Should a formula ever not translate, the document is set again with
-its math as plain text rather than not at all.
+matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention weights as a
+heatmap. A page is laid out as a printed exam is: each question in one block that is never
+split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
+number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
+equalities set a step per line and any formula wider than the text scaled to fit. Names in
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should a
+formula ever not translate, the document is set again with its math as plain text rather
+than not at all.
 """
 
 from __future__ import annotations
