@@ -32,8 +32,9 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
         made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf)
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
+    formats = "Markdown" if no_pdf else "Markdown and PDF"
     click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
-               "papers/ and keys/ (Markdown and PDF), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
+               f"papers/ and keys/ ({formats}), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")
     per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
     click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")

@@ -2,9 +2,14 @@
 
 The bank writes Markdown with LaTeX math; this module turns the small subset it uses into
 typst markup and typst math (fractions, roots, bold and calligraphic letters, operators,
-matrices), sets matrices the question shows as tables, and draws a matrix of attention
-weights as a heatmap. Should a formula ever not translate, the document is set again with
-its math as plain text rather than not at all.
+matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention weights as a
+heatmap. A page is laid out as a printed exam is: each question in one block that is never
+split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
+number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
+equalities set a step per line and any formula wider than the text scaled to fit. Names in
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should a
+formula ever not translate, the document is set again with its math as plain text rather
+than not at all.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "
 SPACES = {",": "thin", ";": "med", ":": "med", "!": "", " ": " "}
 FONTS = {"mathbf": "bold", "mathcal": "cal", "mathrm": "upright", "mathbb": "bb", "boldsymbol": "bold",
          "mathit": "italic"}
+
+
+_DIGIT_GROUPS = re.compile(r"\d{1,3}(?:\{,\}\d{3})+(?:\.\d+)?")
 
 
 class Untranslatable(ValueError):
@@ -129,6 +137,11 @@ def latex_to_typst(latex: str) -> str:
             out.append(_letters(m.group(0)))
         elif ch in "#$\"":
             raise Untranslatable(ch)
+        elif grouped := _DIGIT_GROUPS.match(latex, r.i):
+            # 50{,}257: one number in math, as a string, so typst neither spaces its commas
+            # as punctuation nor reads the braces as a group
+            r.i = grouped.end()
+            out.append(f' "{grouped.group(0).replace("{,}", ",")}"')
         else:
             if ch.isdigit() and out and out[-1][-1:].isalpha():
                 out.append(" ")  # "j1" would be one name in typst
@@ -169,9 +182,37 @@ def _inline(text: str, math) -> str:
             out.append(f"_{_inline(token[1:-1], math)}_")
         elif token.startswith("`"):
             out.append(f"#raw({_string(token[1:-1])})")
+        elif out and out[-1].startswith("#") and token[0] in ";(.":
+            # after "#raw(…)" typst would take ";" as the end of the call, "(" and "." as more of it
+            out.append("\\" + token[0] + _escape(token[1:]))
         else:
             out.append(_escape(token))
     return "".join(out)
+
+
+LONG_EQUATION = 60   # LaTeX characters past which a chain of equalities is set a step per line
+
+
+FITS_ANYWAY = 60   # source characters that can never be wider than the text: no need to measure them
+
+
+def _fitted(equation: str, characters: int) -> str:
+    """A display equation scaled down to the text width should it be wider; measuring costs
+    typst a tenth of a key's time, so one too short to overflow is left as it is."""
+    return f"#fit[{equation}]" if characters > FITS_ANYWAY else f"\n{equation}\n"
+
+
+def _sides(latex: str) -> list[str]:
+    """LATEX cut at its top-level equals signs (outside braces and brackets); matrices stay whole."""
+    if "\\begin" in latex:
+        return [latex]
+    sides, depth, start = [], 0, 0
+    for i, ch in enumerate(latex):
+        depth += (ch in "{([") - (ch in "})]")
+        if ch == "=" and depth == 0:
+            sides.append(latex[start:i])
+            start = i + 1
+    return [side.strip() for side in sides + [latex[start:]]]
 
 
 def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
@@ -180,8 +221,16 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
             from quizforge.bank.mathtext import markdown_to_terminal
 
             return _escape(markdown_to_terminal(f"${latex}$"))
-        body = latex_to_typst(latex)
-        return f"$ {body} $" if display else f"${body}$"
+        if not display:
+            return f"${latex_to_typst(latex)}$"
+        sides = _sides(latex)
+        if len(sides) >= 3 and len(latex) > LONG_EQUATION:
+            # a chain of equalities, one step per line, aligned at the equals signs
+            body = latex_to_typst(sides[0]) + " " + " \\\n".join("&= " + latex_to_typst(side) for side in sides[1:])
+            widest = max(len(sides[0]) + len(side) for side in sides[1:])
+        else:
+            body, widest = latex_to_typst(latex), len(latex)
+        return _fitted(f"$ {body} $", widest)
 
     lines = []
     for block in re.split(r"(^```[^\n]*\n.*?^```[ \t]*$|\$\$.+?\$\$)", markdown, flags=re.S | re.M):
@@ -216,7 +265,8 @@ def _markdown(text: str, plain_math: bool) -> str:
 
 
 def heatmap(step: Step) -> str:
-    """A matrix of attention weights as a table of cells shaded by their weight."""
+    """A matrix of attention weights as a table of cells shaded by their weight (unnumbered:
+    nothing refers to it by number)."""
     rows = step.matrix or ()
     cells = []
     for row in rows:
@@ -226,20 +276,16 @@ def heatmap(step: Step) -> str:
             except ValueError:
                 w = 0.0
             cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(value)}]')
-    return (f"#figure(table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)}), "
-            f"caption: [{_escape(step.title)}: darker is more weight])")
+    return (f"#align(center)[_{_escape(step.title)}: darker is more weight_ \\\n"
+            f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
 
 
-def matrix_table(step: Step) -> str:
-    rows = step.matrix or ()
-    cells = ", ".join(f"[{_escape(v)}]" for row in rows for v in row)
-    return f"#figure(table(columns: {len(rows[0]) if rows else 1}, align: right, {cells}), caption: [{_escape(step.title)}])"
-
-
-def matrix_math(step: Step) -> str:
-    """A worked solution's matrix, set as a bracketed matrix: a third of a table's typesetting time."""
+def matrix_math(step: Step, name: str = "") -> str:
+    """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
     rows = "; ".join(", ".join(_string(v) for v in row) for row in step.matrix or ())
-    return f'$ mat(delim: "[", align: #right, {rows}) $'
+    label = f"bold({_string(name)}) = " if name else ""
+    widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
+    return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
 
 
 def is_weights(step: Step) -> bool:
@@ -251,71 +297,144 @@ def is_weights(step: Step) -> bool:
         return False
 
 
-PREAMBLE = ('#set document(date: none)\n#set page(paper: "a4", margin: 18mm, numbering: "1")\n'
-            '#set text(size: 10pt)\n')  # ragged right: justifying costs typst a sixth of its time
+# Scripts the bundled fonts set (Libertinus Serif: Latin, Greek, Cyrillic; Noto Sans: the rest).
+SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "DEVANAGARI", "TAMIL", "TELUGU")
+TEXT_FONTS = '("Libertinus Serif", "Noto Sans Devanagari", "Noto Sans Tamil", "Noto Sans Telugu")'
+
+PREAMBLE = (
+    '#set document(date: none)\n'
+    '#set page(paper: "a4", margin: (x: 18mm, top: 22mm, bottom: 20mm))\n'
+    f'#set text(size: 10pt, font: {TEXT_FONTS})\n'   # ragged right: justifying costs typst a sixth of its time
+    '#set heading(numbering: none)\n'
+    # a display formula wider than the text is scaled down to fit it
+    '#let fit(body) = layout(size => { let w = measure(body).width\n'
+    '  if w > size.width { scale(size.width / w * 100%, reflow: true, body) } else { body } })\n'
+    # answer marks as on an OMR sheet: a circle for one answer, a square for several
+    '#let bubble(shape, filled) = box(baseline: 1.5pt, if shape == "MCQ" {\n'
+    '  circle(radius: 4.5pt, stroke: 0.6pt, fill: if filled { black } else { none }) } else {\n'
+    '  rect(width: 9pt, height: 9pt, stroke: 0.6pt, fill: if filled { black } else { none }) })\n'
+    '#let option(mark, body) = grid(columns: (2.2em, 1.4em, 1fr), column-gutter: 0.2em, row-gutter: 0pt,\n'
+    '  align(center, mark), body.at(0), body.at(1))\n'
+    '#let answer-box = [*Answer:* #box(baseline: 4pt, rect(width: 6cm, height: 16pt, stroke: 0.6pt))]\n'
+)
+
+
+def printable(name: str) -> bool:
+    """Whether the bundled fonts set every letter of NAME."""
+    import unicodedata
+
+    return all(not unicodedata.category(ch).startswith(("L", "M")) or unicodedata.name(ch, "").startswith(SCRIPTS)
+               for ch in name)
+
+
+def name_markup(name: str) -> str:
+    """A student's name as typst markup; a name in a script no bundled font sets is left for the
+    student to write, as a blank line, rather than printed as empty boxes."""
+    if name and printable(name):
+        return _escape(name)
+    return "#box(width: 6cm, repeat[.])" + ("" if not name else " _(write your name)_")
+
+
+def _option_lines(question, md, with_answer: bool) -> list[str]:
+    from quizforge.bank.question import LETTERS
+
+    return [f"#option(bubble({_string(question.kind)}, {'true' if with_answer and option.correct else 'false'}), "
+            f"([({LETTERS[i]})], [{md(option.md)}]))" for i, option in enumerate(question.options)]
 
 
 def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
-    """A question as it stands on the paper; with_answer gives its entry in the answer key
-    instead: the heading with the question's ID, its key and worked solution (the question
-    itself is on the student's paper, numbered the same)."""
+    """A question as it stands on the paper, in one block that is never split across pages, with
+    a bubble for each option or a box for the number; with_answer gives its entry in the answer
+    key instead: the same question (its ID in the heading, the right bubbles filled), its key,
+    the worked solution and why each option is right or wrong, as in the Markdown key."""
     from quizforge.bank.export import accepted_text
     from quizforge.bank.question import LETTERS
 
     md = lambda text: _markdown(text, plain_math)  # noqa: E731
     marks = f"{question.marks} mark{'s' if question.marks > 1 else ''}"
     parts = [f"=== Q{number}. {_escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
-             f"_{question.kind} · {marks}_", ""]
+             f"_{question.kind} · {marks}_", "", md(question.prompt), ""]
+    for exhibit in question.exhibits:
+        parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
+    parts += _option_lines(question, md, with_answer)
+    parts += ["", f"_{_escape(question.instruction())}_", ""]
+    if question.kind == "NAT" and not with_answer:
+        parts += ["#answer-box", ""]
+    shown = "#block(breakable: false, width: 100%)[\n" + "\n".join(parts) + "\n]"
     if not with_answer:
-        parts += [md(question.prompt), ""]
-        for exhibit in question.exhibits:
-            parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_table(exhibit))
-        for i, option in enumerate(question.options):
-            parts.append(f"- ({LETTERS[i]}) {md(option.md)}")
-        parts += ["", f"_{_escape(question.instruction())}_", ""]
-        return "\n".join(parts)
+        return shown
     accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
-    parts += [f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
+    key = [shown, f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
     for n, step in enumerate(question.solution, 1):
-        parts.append(f"{n}. *{md(step.title)}.* {md(step.md)}")  # numbered explicitly: figures break lists
+        body = f"{n}. *{md(step.title)}.* {md(step.md)}"  # numbered explicitly: a block breaks a list
         if step.matrix is not None:
-            parts.append(heatmap(step) if is_weights(step) else matrix_math(step))
-    return "\n".join(parts)
+            body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
+        key.append(f"#block(breakable: false, width: 100%)[\n{body}\n]")
+    reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
+    if reasons:
+        key += ["", "*Why each option is right or wrong.*", ""]
+        key += [f"- ({LETTERS[i]}) {'✓' if option.correct else '✗'} {md(option.why)}" for i, option in reasons]
+    return "\n".join(key)
 
 
-def document(spec, slots, paper, with_answer: bool, plain_math: bool = False, preamble: bool = True) -> str:
+def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) -> str:
+    """A student's paper (or key), as the body of its own pages."""
     student = paper.student
     total = sum(q.marks for q in paper.questions)
     title = spec.title + (" — answer key" if with_answer else "")
-    parts = [PREAMBLE if preamble else "", f"= {_escape(title)}", "",
-             f"*Name:* {_escape(student.name) if student.name else '#box(width: 6cm, repeat[.])'} #h(1fr) "
-             f"*Roll number:* {_escape(student.id)}", "",
+    parts = [f"= {_escape(title)}", "",
+             f"*Name:* {name_markup(student.name)} #h(1fr) *Roll number:* {_escape(student.id)}", "",
              f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} marks, {len(paper.questions)} questions", ""]
     if spec.instructions:
         parts += [_escape(spec.instructions), ""]
     parts += ["_A wrong MCQ answer costs 1/3 of its marks; MSQ and NAT carry no negative marks._", ""]
+    if with_answer:
+        parts += ["Each question's ID regenerates it, with this worked solution: #raw(\"quiz explain ID\").", ""]
     section = None
     for slot, question in zip(slots, paper.questions):
         if slot.section != section:
             if section is not None:
-                parts.append("#pagebreak()")
+                parts.append("#pagebreak(weak: true)")
             section = slot.section
             parts += [f"== {_escape(section)}", ""]
         parts += [question_typst(question, slot.number, with_answer, plain_math), ""]
     return "\n".join(parts)
 
 
+def _student_pages(spec, paper, n: int, body: str, with_answer: bool) -> str:
+    """BODY on pages of its own, numbered from 1, the name and roll number at the head of each
+    and "page n of N" (N this student's pages) at the foot."""
+    student = paper.student
+    what = " — answer key" if with_answer else ""
+    shown_name = f"{_escape(student.name)} ·" if student.name and printable(student.name) else ""
+    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{what} #h(1fr) {shown_name} "
+              f"*{_escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
+    footer = (f'#set text(size: 8.5pt)\n#h(1fr) #context [Page #counter(page).display() of '
+              f'#counter(page).at(label("end-{n}")).first()] #h(1fr)')
+    marker = f'#context [#metadata((id: {_string(student.id)}, page: here().page())) <paper-start>]'
+    return (f"#page(header: [{header}], footer: [{footer}])[\n#counter(page).update(1)\n{marker}\n"
+            f"{body}\n#metadata(none) <end-{n}>\n]")
+
+
 def class_source(spec, slots, papers, with_answer: bool, plain_math: bool = False) -> str:
-    """Every paper (or key) in one document, each starting a page (numbered from 1) with a
+    """Every paper (or key) in one document, each on pages of its own (numbered from 1) with a
     marker that tells its first page, so one compilation can be cut into one PDF per student."""
     parts = [PREAMBLE]
     for n, paper in enumerate(papers):
-        if n:
-            parts.append("#pagebreak()")
-        parts += ["#counter(page).update(1)",
-                  f'#context [#metadata((id: "{paper.student.id}", page: here().page())) <paper-start>]',
-                  document(spec, slots, paper, with_answer, plain_math, preamble=False)]
+        parts.append(_student_pages(spec, paper, n, document(spec, slots, paper, with_answer, plain_math),
+                                    with_answer))
     return "\n".join(parts)
+
+
+FONT_PACKAGES = ("fontpkg_noto_sans_devanagari", "fontpkg_noto_sans_tamil", "fontpkg_noto_sans_telugu")
+
+
+def font_paths() -> list[str]:
+    """The folders of the bundled Noto fonts (typst's own embedded fonts set the rest)."""
+    import importlib.util
+
+    found = [importlib.util.find_spec(name) for name in FONT_PACKAGES]
+    return [str(Path(spec.origin).parent / "files") for spec in found if spec is not None]
 
 
 def compile_class(source: Path) -> tuple[bytes, list[dict]]:
@@ -325,7 +444,7 @@ def compile_class(source: Path) -> tuple[bytes, list[dict]]:
 
     import typst
 
-    compiler = typst.Compiler(str(source), ignore_system_fonts=True)
+    compiler = typst.Compiler(str(source), font_paths=font_paths(), ignore_system_fonts=True)
     return compiler.compile(pdf_tags=False), json.loads(compiler.query("<paper-start>", field="value"))
 
 

@@ -1,0 +1,237 @@
+"""The problem-set PDFs read back: what a student and an instructor would see on paper.
+
+A small class is made through `quiz set make`; its PDFs are read with pypdfium2 (text, and
+each character's box on the page) and checked against the questions the set drew."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pdfium = pytest.importorskip("pypdfium2")
+
+SPEC = """
+title = "PDF check"
+instructions = "Answer every question; calculators allowed."
+duration = 30
+seed = 11
+
+[[sections]]
+name = "By hand"
+templates = ["attention.output", "softmax.masked_weights"]
+count = 2
+
+[[sections]]
+name = "Counting"
+templates = ["flops.training", "params.gpt3_layer", "params.model"]
+count = 3
+
+[[sections]]
+name = "Concepts"
+templates = ["concepts.bert_gpt", "concepts.why_sqrt_dk"]
+count = 2
+"""
+
+DEVANAGARI = "श्रीकृष्ण क्षत्रिय"   # conjuncts: श्र, क्ष, त्र
+BENGALI = "অমিত দাস"              # a script no bundled font sets: the name is left to write
+ROSTER = ("id,name\n21CS001,Asha Rao\n21CS002,Bilal Khan\n"
+          f"21CS003,{DEVANAGARI}\n21CS004,{BENGALI}\n21CS005,முருகன்\n21CS006,\n")
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    from quizforge.cli import main
+
+    tmp = tmp_path_factory.mktemp("pdfset")
+    (tmp / "spec.toml").write_text(SPEC, "utf-8")
+    (tmp / "roster.csv").write_text(ROSTER, "utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["set", "make", str(tmp / "spec.toml"), "--roster", str(tmp / "roster.csv"), "-o", str(tmp / "out")])
+    assert exit_.value.code == 0
+    return tmp / "out"
+
+
+def questions(made: Path, student: str):
+    from quizforge.bank.registry import question as regenerate
+
+    record = json.loads((made / "set.json").read_text("utf-8"))
+    ids = next(s["questions"] for s in record["students"] if s["id"] == student)
+    return [regenerate(qid) for qid in ids]
+
+
+def pages(pdf: Path) -> list[str]:
+    """Each page's text, whitespace runs made single spaces."""
+    document = pdfium.PdfDocument(str(pdf))
+    texts = [" ".join(page.get_textpage().get_text_range().split()) for page in document]
+    document.close()
+    return texts
+
+
+STUDENTS = ("21CS001", "21CS002", "21CS003", "21CS004", "21CS005", "21CS006")
+PDFS = [f"{kind}/{s}.pdf" for kind in ("papers", "keys") for s in STUDENTS]
+
+
+@pytest.mark.parametrize("name", PDFS + ["all_papers.pdf", "all_keys.pdf"])
+def test_nothing_is_printed_outside_the_page(made, name):
+    document = pdfium.PdfDocument(str(made / name))
+    for number, page in enumerate(document, 1):
+        width, height = page.get_size()
+        text = page.get_textpage()
+        for i in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(i)
+            if right > left:   # a glyph, not a space or a line end
+                assert 0 <= left and right <= width and 0 <= bottom and top <= height, (name, number, i)
+    document.close()
+
+
+@pytest.mark.parametrize("name", PDFS)
+def test_thousands_separators_print_as_digit_groups(made, name):
+    text = " ".join(pages(made / name))
+    assert "(, )" not in text and "(,)" not in text
+    assert not re.search(r"\d\s+,\s*\d{3}\b", text)   # "50 , 257": the comma set as punctuation
+
+
+def test_every_digit_group_in_the_key_prints_as_written(made):
+    for student in STUDENTS:
+        key = " ".join(pages(made / "keys" / f"{student}.pdf"))
+        for q in questions(made, student):
+            markdown = " ".join([q.prompt, q.answer_md] + [step.md for step in q.solution])
+            for group in re.findall(r"\d{1,3}(?:\{,\}\d{3})+", markdown):
+                assert group.replace("{,}", ",") in key, (student, q.id, group)
+
+
+def test_a_semicolon_after_inline_code_is_kept(made):
+    found = 0
+    for student in STUDENTS:
+        text = " ".join(pages(made / "papers" / f"{student}.pdf"))
+        for q in questions(made, student):
+            if q.template == "flops.training":
+                assert "as in 3.15e21; answers within 1%" in text
+                found += 1
+    assert found == len(STUDENTS)
+
+
+def test_no_question_is_split_across_pages(made):
+    for student in STUDENTS:
+        texts = pages(made / "papers" / f"{student}.pdf")
+        qs = questions(made, student)
+        for n, q in enumerate(qs, 1):
+            heading = f"Q{n}. {q.title}"
+            [page] = [t for t in texts if heading in t]   # on exactly one page, with everything after it
+            rest = page[page.index(heading):]
+            rest = rest[:rest.index(f"Q{n + 1}. ")] if f"Q{n + 1}. " in rest else rest
+            assert " ".join(q.instruction().split()) in rest, (student, heading)
+            if q.kind == "NAT":
+                assert "Answer:" in rest
+        for page in texts:   # no section heading alone at the foot of a page
+            body = page.rsplit("Page ", 1)[0]
+            for section in ("By hand", "Counting", "Concepts"):
+                if section in body:
+                    assert re.search(r"Q\d+\. ", body[body.rindex(section):]), (student, section)
+
+
+def test_name_roll_number_and_page_n_of_n_on_every_page(made):
+    names = {"21CS001": "Asha Rao", "21CS002": "Bilal Khan"}
+    for kind in ("papers", "keys"):
+        for student in STUDENTS:
+            texts = pages(made / kind / f"{student}.pdf")
+            for n, page in enumerate(texts, 1):
+                assert student in page and f"Page {n} of {len(texts)}" in page, (kind, student, n)
+                assert names.get(student, "") in page
+    # one file for the class: each student's pages are numbered from 1 again
+    everyone = pages(made / "all_papers.pdf")
+    assert sum("Page 1 of" in page for page in everyone) == len(STUDENTS)
+    assert len(everyone) == sum(len(pages(made / "papers" / f"{s}.pdf")) for s in STUDENTS)
+
+
+def test_a_devanagari_name_prints_with_its_conjuncts(made):
+    paper = made / "papers" / "21CS003.pdf"
+    assert DEVANAGARI in pages(paper)[0]
+    # shaped by a font that has the script: the conjuncts are glyphs of Noto Sans Devanagari
+    import pikepdf
+
+    fonts = {str(font.get("/BaseFont")) for page in pikepdf.open(paper).pages
+             for font in page.Resources.Font.values()}
+    assert any("NotoSansDevanagari" in font for font in fonts), fonts
+
+
+def test_a_name_in_a_script_without_a_font_is_left_to_write(made):
+    first = pages(made / "papers" / "21CS004.pdf")[0]
+    assert BENGALI not in first and "(write your name)" in first and "21CS004" in first
+
+
+def test_options_have_bubbles_and_numbers_an_answer_box(made):
+    import pikepdf
+
+    q_kinds = [q.kind for q in questions(made, "21CS001")]
+    assert "NAT" in q_kinds and "MCQ" in q_kinds and "MSQ" in q_kinds
+    text = " ".join(pages(made / "papers" / "21CS001.pdf"))
+    assert text.count("Answer:") == q_kinds.count("NAT")
+    # each bubble is a drawn path: count the closed shapes on the pages against the options
+    drawn = 0
+    for page in pikepdf.open(made / "papers" / "21CS001.pdf").pages:
+        for operands, operator in pikepdf.parse_content_stream(page):
+            drawn += str(operator) in ("S", "s", "B", "b", "f")   # a stroke or fill: boxes and bubbles
+    options = sum(len(q.options) for q in questions(made, "21CS001"))
+    assert drawn >= options + q_kinds.count("NAT")
+
+
+def test_the_key_carries_the_question_its_options_and_why(made):
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    def plain(markdown: str) -> str:
+        return " ".join(markdown_to_terminal(markdown).replace("*", "").replace("`", "").split())
+
+    for student in ("21CS001", "21CS003"):
+        key = " ".join(pages(made / "keys" / f"{student}.pdf"))
+        for q in questions(made, student):
+            assert q.id in key and q.title in key
+            if "$" not in q.prompt:
+                assert plain(q.prompt)[:60] in key, q.id
+            reasons = [o.why for o in q.options if o.why]
+            if reasons:
+                assert "Why each option is right or wrong." in key
+            for why in reasons:
+                if "$" not in why:
+                    assert plain(why)[:50] in key, (q.id, why)
+        assert "Solution." in key
+
+
+def test_no_figure_or_table_numbers(made):
+    for name in ("all_papers.pdf", "all_keys.pdf"):
+        text = " ".join(pages(made / name))
+        assert not re.search(r"\b(Table|Figure) \d+", text)
+
+
+def test_no_pdf_says_markdown_only(run_quiz, tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC, "utf-8")
+    code, out, err = run_quiz("set", "make", str(spec), "--variants", "2", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    assert "(Markdown)" in out and "PDF" not in out
+
+
+def test_every_template_stays_inside_the_margins(tmp_path):
+    """Each question of the bank, on the paper and in the key, with its long formulas and
+    matrices: every glyph inside the text area (18 mm margins; 45 pt allows for the bubbles)."""
+    import typst
+
+    from quizforge.bank.registry import all_templates
+    from quizforge.problemsets.typeset import PREAMBLE, font_paths, question_typst
+
+    entries = [question_typst(template.question(seed), 1, with_answer, plain_math=False)
+               for template in all_templates() for seed in (3, 4242) for with_answer in (False, True)]
+    source = tmp_path / "all.typ"
+    source.write_text(PREAMBLE + "\n".join(f"#pagebreak(weak: true)\n{entry}" for entry in entries), "utf-8")
+    document = pdfium.PdfDocument(typst.Compiler(str(source), font_paths=font_paths()).compile())
+    assert len(document) >= len(entries)
+    for number, page in enumerate(document, 1):
+        width, height = page.get_size()
+        text = page.get_textpage()
+        for i in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(i)
+            if right > left:
+                assert 45 <= left and right <= width - 45 and 40 <= bottom and top <= height - 45, number
