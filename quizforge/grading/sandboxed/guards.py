@@ -113,13 +113,30 @@ def _resolve(dotted: str):
     raise LookupError(dotted)
 
 
+_ALIASES: dict[int, list[tuple[object, str]]] = {}
+
+
+def _namespace_aliases() -> dict[int, list[tuple[object, str]]]:
+    """id(value) -> each (namespace, name) of torch's public spellings that holds it, built once."""
+    import torch
+
+    if not _ALIASES:
+        for space in (torch, torch.functional, torch.nn.functional, torch.special, torch.linalg,
+                      torch._C._VariableFunctions, torch._C._nn, torch._C._special, torch.Tensor,
+                      torch._C.TensorBase):
+            try:
+                items = list(vars(space).items())
+            except TypeError:
+                continue
+            for name, value in items:
+                _ALIASES.setdefault(id(value), []).append((space, name))
+    return _ALIASES
+
+
 def install_traps(forbidden: Iterable[str], submission_path: str) -> list[str]:
     """Replace each forbidden callable, and its aliases in torch's namespaces, by a trap.
     Returns the names that could not be trapped (the guard and the static check remain)."""
-    import torch
-
-    namespaces = [torch, torch.functional, torch.nn.functional, torch.special, torch.linalg,
-                  torch._C._VariableFunctions, torch._C._nn, torch._C._special, torch.Tensor, torch._C.TensorBase]
+    aliases = _namespace_aliases()
     missed = []
     for api in forbidden:
         try:
@@ -139,17 +156,12 @@ def install_traps(forbidden: Iterable[str], submission_path: str) -> list[str]:
         except (AttributeError, TypeError):
             missed.append(api)
             continue
-        for space in namespaces:
-            try:
-                items = list(vars(space).items())
-            except TypeError:
-                continue
-            for name, value in items:
-                if value is original:
-                    try:
-                        setattr(space, name, trap)
-                    except (AttributeError, TypeError):
-                        pass  # a C type's own table; the guard below still sees the kernel
+        for space, name in aliases.get(id(original), ()):
+            if vars(space).get(name) is original:
+                try:
+                    setattr(space, name, trap)
+                except (AttributeError, TypeError):
+                    pass  # a C type's own table; the guard below still sees the kernel
     return missed
 
 
@@ -216,10 +228,29 @@ LIFTERS = {
 LIFT_MESSAGE = "lifting the forbidden-API guards is forbidden in this challenge"
 
 
-def trap_lifters(submission_path: str, torch_dir: str) -> int:
-    """Replace every LIFTERS entry point, in every loaded torch namespace that holds it, by a
-    trap that lets torch's own code through (torch.overrides pops a mode while it runs that
-    mode's handler) and refuses everyone else. Returns how many bindings were replaced."""
+_LIFTER_BINDINGS: dict[int, list[tuple[object, str]]] = {}
+_SCANNED: set[str] = set()
+
+
+def lifter_bindings(originals: dict[int, object]) -> dict[int, list[tuple[object, str]]]:
+    """id(lifter) -> every (torch module, name) that holds it, over all loaded torch modules.
+    The scan costs ~15 ms; a zygote does it once before it forks (prepare()), so each worker
+    only scans the modules imported since."""
+    for module_name, module in list(sys.modules.items()):
+        if module is None or module_name in _SCANNED or not (module_name == "torch" or module_name.startswith("torch.")):
+            continue
+        _SCANNED.add(module_name)
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for name, value in items:
+            if id(value) in originals:
+                _LIFTER_BINDINGS.setdefault(id(value), []).append((module, name))
+    return _LIFTER_BINDINGS
+
+
+def _lifter_originals() -> dict[int, object]:
     originals = {}
     for module_name, names in LIFTERS.items():
         module = sys.modules.get(module_name) or importlib.import_module(module_name)
@@ -227,18 +258,27 @@ def trap_lifters(submission_path: str, torch_dir: str) -> int:
             value = getattr(module, name, None)
             if value is not None:
                 originals[id(value)] = value
-    traps = {oid: _lift_trap(value, submission_path, torch_dir) for oid, value in originals.items()}
+    return originals
+
+
+def prepare() -> None:
+    """What every worker's guards need that does not depend on its challenge, done before a
+    zygote forks: the lifters' modules imported, torch's namespaces indexed."""
+    lifter_bindings(_lifter_originals())
+    _namespace_aliases()
+
+
+def trap_lifters(submission_path: str, torch_dir: str) -> int:
+    """Replace every LIFTERS entry point, in every loaded torch namespace that holds it, by a
+    trap that lets torch's own code through (torch.overrides pops a mode while it runs that
+    mode's handler) and refuses everyone else. Returns how many bindings were replaced."""
+    originals = _lifter_originals()
+    bindings = lifter_bindings(originals)
     replaced = 0
-    for module_name, module in list(sys.modules.items()):
-        if module is None or not (module_name == "torch" or module_name.startswith("torch.")):
-            continue
-        try:
-            items = list(vars(module).items())
-        except TypeError:
-            continue
-        for name, value in items:
-            trap = traps.get(id(value))
-            if trap is not None and value is originals[id(value)]:
+    for oid, original in originals.items():
+        trap = _lift_trap(original, submission_path, torch_dir)
+        for module, name in bindings.get(oid, ()):
+            if vars(module).get(name) is original:  # still bound there: not replaced since the scan
                 setattr(module, name, trap)
                 replaced += 1
     return replaced

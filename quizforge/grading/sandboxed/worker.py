@@ -260,6 +260,11 @@ def main(config_json: str, started: float) -> None:
           isolated=config.get("isolated", True))
 
 
+def prepare_guards() -> None:
+    """For a zygote, before it forks: the challenge-independent part of installing the guards."""
+    guards.prepare()
+
+
 def one_thread() -> None:
     """Torch's and the BLAS libraries' thread pools at one thread, set up now: once the filter is
     in, no library can start a thread (libgomp would abort trying)."""

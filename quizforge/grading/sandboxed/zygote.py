@@ -61,6 +61,7 @@ def main(config_json: str, started: float) -> None:
     os.close(4)  # the launcher put the control socket on both protocol fds
     control = socket.socket(fileno=CONTROL_FD)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # spawned children are reaped by the kernel
+    worker.prepare_guards()  # once, here, instead of in every worker it forks
     control.sendall((json.dumps({"event": "ready", "torch_import_seconds": torch_import_seconds}) + "\n").encode())
     while True:
         try:
