@@ -199,3 +199,17 @@ def test_presets_listing(run_quiz):
     data = json.loads(out)
     assert {"vaswani-base", "bert-large", "gpt2-xl", "gpt3-175b", "llama2-70b"} <= set(data)
     assert data["gpt3-13b"]["d_model"] == 5120
+
+
+@pytest.mark.parametrize("argv", [[], ["calc"], ["set"], ["challenges"]])
+def test_a_group_with_no_subcommand_shows_its_help_and_exits_0(argv):
+    """The first thing a new user types is `quiz`: its help, not a usage error."""
+    done = subprocess.run([sys.executable, "-m", "quizforge", *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Usage: quiz {' '.join(argv)}".rstrip() + " [OPTIONS] COMMAND [ARGS]...")
+    assert "Commands:" in done.stdout and "error" not in done.stderr
+
+
+def test_an_unknown_command_is_still_a_one_line_usage_error():
+    done = subprocess.run([sys.executable, "-m", "quizforge", "nosuch"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("error: No such command 'nosuch'")

@@ -57,6 +57,10 @@ def _flag_prefix(exc: InputError) -> str:
     return f"--{exc.param.replace('_', '-')}: " if exc.param else ""
 
 
+# click 8.2+ raises this for a group run with no subcommand; older clicks print the help themselves.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", None)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run `quiz`; every user error becomes one line on stderr and exit status 2."""
     try:
@@ -70,8 +74,12 @@ def main(argv: list[str] | None = None) -> None:
             click.echo("Aborted.", err=True)
             code = 1
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
-        code = exc.exit_code
+        if _NO_ARGS_IS_HELP is not None and isinstance(exc, _NO_ARGS_IS_HELP) and exc.ctx is not None:
+            click.echo(exc.ctx.get_help())  # `quiz`, `quiz calc`: the group's help, not an error
+            code = 0
+        else:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            code = exc.exit_code
     except InputError as exc:
         click.echo(f"error: {_flag_prefix(exc)}{exc}", err=True)
         code = 2
