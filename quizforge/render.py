@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+
+from quizforge.fit import TableOrLines, rows_table
 
 if TYPE_CHECKING:  # annotations only: console() must not pull in torch and sympy
     from quizforge.accounting.reports import Report
@@ -71,20 +74,30 @@ def _config_line(cfg: ModelConfig) -> Text:
     return Text(f"{_name(cfg)} ({cfg.arch}): " + ", ".join(parts), style="dim")
 
 
-def _breakdown_table(report: Report, unit: str, value_format=lambda v: f"{v:,}") -> Table:
+def _breakdown_table(report: Report, unit: str, value_format=lambda v: f"{v:,}") -> TableOrLines:
     table = Table(title=f"{report.title}: {_name(report.cfg)}", title_justify="left")
     table.add_column("component")
     table.add_column(unit, justify="right")
     table.add_column("share", justify="right")
     table.add_column("closed form")
+    rows = []
     for c in report.components:
         share = f"{100 * c.value / report.total:.1f}%" if report.total else "-"
-        table.add_row(COMPONENT_LABELS.get(c.name, c.name), value_format(c.value), share,
-                      _formula_cell(c.formula, c.substituted))
+        rows.append((COMPONENT_LABELS.get(c.name, c.name), value_format(c.value), share,
+                     _formula_cell(c.formula, c.substituted)))
+        table.add_row(*rows[-1])
     table.add_section()
-    table.add_row(Text("total", style="bold"), Text(value_format(report.total), style="bold"), "",
-                  _formula_cell(report.total_formula, report.total_substituted))
-    return table
+    total = ("total", value_format(report.total), "", _formula_cell(report.total_formula, report.total_substituted))
+    table.add_row(Text(total[0], style="bold"), Text(total[1], style="bold"), "", total[3])
+
+    def lines() -> list:
+        out: list = []
+        for label, value, share, formula in [*rows, total]:
+            head = Text.assemble((label, "bold"), "  ", (value, "bold"), f" ({share})" if share else "")
+            out += [head, Padding(formula, (0, 0, 0, 2), expand=False)]
+        return out
+
+    return TableOrLines(table, [cell for row in [*rows, total] for cell in row[1:3]], lines)
 
 
 def _formula_cell(formula: str, substituted: str) -> Text:
@@ -117,14 +130,16 @@ def flops_view(report: Report) -> Group:
     training.add_column("count")
     training.add_column("FLOPs", justify="right")
     training.add_column("how")
-    training.add_row("exact", f"{x['training']:,}", "3 × forward: backward takes a gradient for both operands")
-    training.add_row("6·N·D rule", f"{x['six_nd']:,}", f"6 × {x['n_params']:,} params × {x['tokens']:,} tokens")
+    rows = [("exact", f"{x['training']:,}", "3 × forward: backward takes a gradient for both operands"),
+            ("6·N·D rule", f"{x['six_nd']:,}", f"6 × {x['n_params']:,} params × {x['tokens']:,} tokens")]
+    for row in rows:
+        training.add_row(*row)
     ratio = x["training_over_six_nd"]
     return Group(
         _breakdown_table(report, "FLOPs"),
         Text(f"= {si(report.total)}FLOP forward for {lengths}; a multiply-add counts as 2, "
              "only matrix products are counted"),
-        training,
+        rows_table(training, rows, [row[1] for row in rows]),
         Text(f"exact / 6ND = {ratio:.3f}" if ratio else ""),
         _config_line(report.cfg), _agreement(report),
     )
@@ -135,14 +150,17 @@ def kv_cache_view(report: Report) -> Group:
     table = Table(title=f"KV cache: {_name(report.cfg)}", title_justify="left")
     table.add_column("quantity")
     table.add_column("value", justify="right")
-    table.add_row("total", f"{report.total:,} B = {binary_bytes(report.total)}")
-    table.add_row("per token (all layers)", f"{x['per_token']:,} B")
-    table.add_row("per layer", f"{x['per_layer']:,} B = {binary_bytes(x['per_layer'])}")
-    table.add_row("attention", x["attention"])
-    table.add_row("same model with full MHA", f"{x['mha_bytes']:,} B = {binary_bytes(x['mha_bytes'])}")
-    table.add_row("reduction factor", f"{x['reduction_factor']:g}×")
+    rows = [("total", f"{report.total:,} B = {binary_bytes(report.total)}"),
+            ("per token (all layers)", f"{x['per_token']:,} B"),
+            ("per layer", f"{x['per_layer']:,} B = {binary_bytes(x['per_layer'])}"),
+            ("attention", x["attention"]),
+            ("same model with full MHA", f"{x['mha_bytes']:,} B = {binary_bytes(x['mha_bytes'])}"),
+            ("reduction factor", f"{x['reduction_factor']:g}×")]
+    for row in rows:
+        table.add_row(*row)
+    numbers = [f"{n:,}" for n in (report.total, x["per_token"], x["per_layer"], x["mha_bytes"])]
     return Group(
-        table,
+        rows_table(table, rows, numbers),
         Text(f"total = {report.total_formula} = {report.total_substituted}   (batch {x['batch']}, {x['seq_len']} positions, "
              f"{x['dtype']} = {x['bytes_per_element']} B per element)"),
         _config_line(report.cfg),
@@ -157,12 +175,14 @@ def attention_memory_view(report: Report) -> Group:
     table.add_column("entries", justify="right")
     table.add_column(f"bytes ({x['dtype']})", justify="right")
     table.add_column("closed form")
+    rows = []
     for c in report.components:
         nbytes = c.value * x["bytes_per_element"]
-        table.add_row(c.name, f"{c.value:,}", f"{nbytes:,} = {binary_bytes(nbytes)}",
-                      _formula_cell(c.formula, c.substituted))
+        rows.append((c.name, f"{c.value:,}", f"{nbytes:,} = {binary_bytes(nbytes)}",
+                     _formula_cell(c.formula, c.substituted)))
+        table.add_row(*rows[-1])
     return Group(
-        table,
+        rows_table(table, rows, [row[1] for row in rows] + [row[2].split(" = ")[0] for row in rows]),
         Text(f"batch {x['batch']}, {x['seq_len']} tokens; one n×n matrix per head, per attention module"),
         _config_line(report.cfg),
         Text("✓ counted on the weights the reference model returns, and equal to the closed form",
@@ -170,12 +190,26 @@ def attention_memory_view(report: Report) -> Group:
     )
 
 
-def presets_table(presets: Mapping[str, ModelConfig]) -> Table:
+def presets_table(presets: Mapping[str, ModelConfig]) -> TableOrLines:
+    """The presets as a table; as one wrapped line each where a name or number would be cut."""
+    columns = ("name", "arch", "layers", "d_model", "heads", "kv heads", "d_ff", "vocab", "context")
     table = Table(title="Presets", title_justify="left")
-    for column in ("name", "arch", "layers", "d_model", "heads", "kv heads", "d_ff", "vocab", "context"):
+    for column in columns:
         table.add_column(column, justify="left" if column in ("name", "arch") else "right")
+    rows = []
     for name, cfg in presets.items():
         layers = str(cfg.n_layers) if cfg.arch != "encoder-decoder" else f"{cfg.encoder_layers}+{cfg.decoder_layers}"
-        table.add_row(name, cfg.arch, layers, f"{cfg.d_model:,}", str(cfg.n_heads), str(cfg.n_kv_heads),
-                      f"{cfg.d_ff:,}", f"{cfg.vocab_size:,}", f"{cfg.max_len:,}" if cfg.max_len else "any")
-    return table
+        rows.append([name, cfg.arch, layers, f"{cfg.d_model:,}", str(cfg.n_heads), str(cfg.n_kv_heads),
+                     f"{cfg.d_ff:,}", f"{cfg.vocab_size:,}", f"{cfg.max_len:,}" if cfg.max_len else "any"])
+        table.add_row(*rows[-1])
+
+    def lines() -> list:
+        # The name on a line of its own; then label=value, as the config line writes it, so that a label
+        # and its value never part, indented under the name when it wraps.
+        out: list = []
+        for row in rows:
+            details = "  ".join(f"{label.replace(' ', '_')}={cell}" for label, cell in zip(columns[1:], row[1:]))
+            out += [Text(row[0], style="bold"), Padding(Text(details), (0, 0, 0, 2), expand=False)]
+        return out
+
+    return TableOrLines(table, [cell for row in rows for cell in row] + list(columns), lines)

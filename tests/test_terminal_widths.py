@@ -1,0 +1,72 @@
+"""Issue 23, items 12-14: a name the user must type, and a number, are never cut or split at 40, 80 or
+120 columns. Where a table cannot show them whole it falls back to lines that wrap at spaces."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+WIDTHS = (40, 80, 120)
+
+
+def whole_on_a_line(text: str, piece: str) -> bool:
+    """`piece` appears on one line, not as part of a longer name or number."""
+    pattern = re.compile(r"(?<![\w,.+-])" + re.escape(piece) + r"(?![\w,.+-])")
+    return any(pattern.search(line) for line in text.splitlines())
+
+
+def assert_whole(text: str, pieces, width: int) -> None:
+    assert "…" not in text, text
+    missing = [p for p in pieces if not whole_on_a_line(text, p)]
+    assert not missing, f"cut or split at {width} columns: {missing}\n{text}"
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text
+
+
+def _quiz(run_quiz, monkeypatch, width: int, *args: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = run_quiz(*args)
+    assert code == 0, err
+    return out
+
+
+def test_the_checker_catches_a_cut_and_a_split():
+    assert not whole_on_a_line("│ vaswa… │", "vaswani-base")
+    assert not whole_on_a_line("137,438,953,47\n2 FLOPs", "137,438,953,472")
+    assert not whole_on_a_line("gpt2-medium", "gpt2")
+    assert whole_on_a_line("│ gpt2 │ 124,439,808 │", "124,439,808")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_calc_presets_shows_every_name_and_number_whole(run_quiz, monkeypatch, width):
+    presets = json.loads(_quiz(run_quiz, monkeypatch, width, "calc", "presets", "--json"))
+    text = _quiz(run_quiz, monkeypatch, width, "calc", "presets")
+    pieces = []
+    for name, cfg in presets.items():
+        pieces.append(name)
+        pieces += [f"{cfg[key]:,}" for key in ("d_model", "n_heads", "d_ff", "vocab_size") if key in cfg]
+    assert {"vaswani-base", "gpt2"} <= set(presets)
+    assert_whole(text, pieces, width)
+
+
+def test_calc_presets_keeps_its_table_where_it_fits(run_quiz, monkeypatch):
+    text = _quiz(run_quiz, monkeypatch, 120, "calc", "presets")
+    assert re.search(r"name\s+┃\s+arch\s+┃\s+layers", text), text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_calc_params_shows_every_count_whole(run_quiz, monkeypatch, width):
+    report = json.loads(_quiz(run_quiz, monkeypatch, width, "calc", "params", "gpt2", "--json"))
+    text = _quiz(run_quiz, monkeypatch, width, "calc", "params", "gpt2")
+    counts = [f"{n:,}" for n in report["breakdown"].values()] + [f"{report['total']:,}", "85,056,000"]
+    assert "124,439,808" in counts
+    assert_whole(text, counts, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_calc_flops_shows_every_count_whole(run_quiz, monkeypatch, width):
+    report = json.loads(_quiz(run_quiz, monkeypatch, width, "calc", "flops", "gpt2", "--seq-len", "64", "--json"))
+    text = _quiz(run_quiz, monkeypatch, width, "calc", "flops", "gpt2", "--seq-len", "64")
+    counts = [f"{n:,}" for n in report["breakdown"].values()] + [f"{report['forward']:,}", f"{report['training']:,}"]
+    assert_whole(text, counts, width)
