@@ -70,3 +70,15 @@ def test_calc_flops_shows_every_count_whole(run_quiz, monkeypatch, width):
     text = _quiz(run_quiz, monkeypatch, width, "calc", "flops", "gpt2", "--seq-len", "64")
     counts = [f"{n:,}" for n in report["breakdown"].values()] + [f"{report['forward']:,}", f"{report['training']:,}"]
     assert_whole(text, counts, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_challenges_list_shows_every_id_and_name_whole(run_quiz, monkeypatch, width):
+    rows = json.loads(_quiz(run_quiz, monkeypatch, width, "challenges", "list", "--json"))
+    text = _quiz(run_quiz, monkeypatch, width, "challenges", "list")
+    names = [name for row in rows for name in [row["id"], *row["names"]]]
+    assert {"GroupedQueryAttention", "sinusoidal_positional_encoding"} <= set(names)
+    body = text.split("Start one with")[0]   # the closing hint is a sentence, free to wrap
+    assert_whole(body, names, width)
+    for row in rows:   # each title is there, if wrapped
+        assert " ".join(row["title"].split()) in " ".join(body.replace("│", " ").split())

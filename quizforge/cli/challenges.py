@@ -35,13 +35,16 @@ def challenges_list(as_json: bool) -> None:
     from rich.table import Table
 
     from quizforge import render
+    from quizforge.fit import rows_table
 
     table = Table(title="coding challenges", title_justify="left")
     for column in ("id", "title", "define"):
         table.add_column(column, no_wrap=column == "id")
-    for row in rows:
-        table.add_row(row["id"], row["title"], ", ".join(row["names"]))
-    render.console().print(table)
+    cells = [(row["id"], row["title"], ", ".join(row["names"])) for row in rows]
+    for cell in cells:
+        table.add_row(*cell)
+    names = [name for row in rows for name in [row["id"], *row["names"]]]
+    render.console().print(rows_table(table, cells, names))
     click.echo("Start one with `quiz challenges start ID`, grade it with `quiz grade FILE --challenge ID`.")
 
 
