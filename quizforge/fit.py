@@ -41,6 +41,9 @@ class TableOrLines:
             title = self.table.title
             yield Text(title, style="italic") if isinstance(title, str) else title
         yield from self.lines()
+        if self.table.caption:
+            caption = self.table.caption
+            yield Text(caption, style="dim") if isinstance(caption, str) else caption
 
 
 def labelled_lines(headers: Sequence[str], rows: Sequence[Sequence]) -> list[RenderableType]:

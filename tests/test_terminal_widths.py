@@ -82,3 +82,42 @@ def test_challenges_list_shows_every_id_and_name_whole(run_quiz, monkeypatch, wi
     assert_whole(body, names, width)
     for row in rows:   # each title is there, if wrapped
         assert " ".join(row["title"].split()) in " ".join(body.replace("│", " ").split())
+
+
+@pytest.fixture
+def stats_history(tmp_path, monkeypatch):
+    """A history with every section of `quiz stats`: topics, due cards, misconceptions, mocks, a paused mock."""
+    import quizforge.cli.stats as stats_cli
+    from test_stats import NOW, History, add_card, at, attempt, mock, record
+
+    h = History(tmp_path / "history.db")
+    wrong = lambda template, tag, label: attempt(template.split(".")[0], "wrong", template,  # noqa: E731
+                                                 misconception=tag, misconception_label=label)
+    record(h, at(-8), wrong("params.projections", "extra-bias", "forgot the biases"), attempt("params", "correct"))
+    record(h, at(-3), wrong("concepts.efficient_attention", "concepts.efficient_attention_linear",
+                            "thought linear attention is exact"), attempt("attention", "wrong"),
+           attempt("softmax", "correct"))
+    add_card(h, "template:params.q", at(-1), at(-1))
+    mock(h, at(-3), 40, 100)
+    mock(h, at(-2), 50.5, 100)
+    mock(h, at(-1), 0, 0, result=False)
+    h.close()
+    monkeypatch.setattr(stats_cli, "_now", lambda: NOW)
+    return tmp_path
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_stats_shows_every_name_date_and_number_whole(run_quiz, monkeypatch, stats_history, width):
+    stats = json.loads(_quiz(run_quiz, monkeypatch, width, "stats", "--data-dir", str(stats_history), "--json"))
+    text = _quiz(run_quiz, monkeypatch, width, "stats", "--data-dir", str(stats_history))
+    pieces = [f"{t['correct']}/{t['answered']}" for t in stats["topics"]]
+    for m in stats["misconceptions"]:
+        pieces += [m["tag"], m["last_hit"], *m["templates"]]
+    for m in stats["mocks"]["history"]:
+        pieces += [m["day"], f"{m['score']:g}", f"{m['percent']:.1f}"]
+    pieces += [m["day"] for m in stats["mocks"]["paused"]] + [stats["window"]["first"], stats["window"]["last"]]
+    assert "concepts.efficient_attention_linear" in pieces and "2025-03-17" in pieces
+    assert_whole(text, pieces, width)
+    words = set(text.split())
+    for t in stats["topics"]:   # a title may wrap at a space, never lose a word
+        assert set(t["title"].split()) <= words, t["title"]

@@ -14,8 +14,10 @@ from typing import Any, Sequence
 from rich.console import Group
 from rich import box
 from rich.table import Table
+from rich.padding import Padding
 from rich.text import Text
 
+from quizforge.fit import TableOrLines, rows_table
 from quizforge.practice.timefmt import clock_text
 
 EMPTY_MESSAGE = "No history yet — run `quiz practice`."
@@ -104,7 +106,7 @@ def _totals_line(stats: dict) -> Text:
     return line
 
 
-def _topics_table(stats: dict) -> Table:
+def _topics_table(stats: dict) -> TableOrLines:
     window = stats.get("window", {})
     table = Table(title="Topics", title_justify="left", box=box.SIMPLE_HEAD,
                   show_edge=False)
@@ -113,16 +115,31 @@ def _topics_table(stats: dict) -> Table:
     table.add_column("accuracy", no_wrap=True)
     table.add_column("7-day trend", justify="right", width=6)
     table.add_column(f"last {stats['days']} days", no_wrap=True, min_width=stats['days'])
+    rows = []
     for t in stats["topics"]:
         style = colour(t["accuracy"])
         accuracy = Text(bar(t["accuracy"], 8), style=style)
         accuracy.append(f" {percent(t['accuracy']):>4}", style=style)
         spark = Text(sparkline(t["daily"]), style=style)
-        table.add_row(t.get("title") or t["topic"], f"{t['correct']}/{t['answered']}", accuracy, trend_cell(t["trend"]), spark)
+        rows.append((t.get("title") or t["topic"], f"{t['correct']}/{t['answered']}", accuracy,
+                     trend_cell(t["trend"]), spark))
+        table.add_row(*rows[-1])
     if window:
         table.caption = f"daily accuracy from {window['first']} to {window['last']}; trend in percent points"
         table.caption_justify = "left"
-    return table
+
+    def lines() -> list:
+        out: list = []
+        for title, answered, accuracy, trend, spark in rows:
+            out += [Text(title, style="bold"),
+                    Padding(Text.assemble(f"answered {answered} · accuracy ", accuracy, " · 7-day trend ", trend),
+                            (0, 0, 0, 2), expand=False),
+                    Padding(Text.assemble(f"last {stats['days']} days ", spark), (0, 0, 0, 2), expand=False)]
+        return out
+
+    # Titles may wrap at spaces (a cut word shows as …); counts and percents stay whole.
+    whole = [row[1] for row in rows] + [percent(t["accuracy"]) for t in stats["topics"]]
+    return TableOrLines(table, whole, lines)
 
 
 def _streak_line(stats: dict) -> Text:
@@ -173,7 +190,7 @@ def _due_view(stats: dict) -> Group | None:
     return Group(head, table)
 
 
-def _misconceptions_table(stats: dict) -> Table | None:
+def _misconceptions_table(stats: dict) -> TableOrLines | None:
     items = stats["misconceptions"]
     if not items:
         return None
@@ -185,11 +202,15 @@ def _misconceptions_table(stats: dict) -> Table | None:
     table.add_column("last hit")
     table.add_column("templates")
     table.add_column("status")
+    rows = []
     for m in items:
         status = Text("corrected", style="green") if m["corrected"] else Text("open", style="red")
-        table.add_row(Text(m["label"]).append(f" [{m['tag']}]", style="dim") if m["label"] != m["tag"]
-                      else Text(m["tag"]), str(m["hits"]), m["last_hit"] or "–", ", ".join(m["templates"]), status)
-    return table
+        rows.append((Text(m["label"], style="bold").append(f" [{m['tag']}]", style="dim") if m["label"] != m["tag"]
+                     else Text(m["tag"], style="bold"), str(m["hits"]), m["last_hit"] or "–",
+                     ", ".join(m["templates"]), status))
+        table.add_row(*rows[-1])
+    whole = [name for m in items for name in [m["tag"], *m["templates"], m["last_hit"] or "–"]]
+    return rows_table(table, rows, whole)
 
 
 def _paused_view(stats: dict) -> Group | None:
@@ -203,12 +224,14 @@ def _paused_view(stats: dict) -> Group | None:
     table.add_column("answered", justify="right")
     table.add_column("marked", justify="right")
     table.add_column("left", justify="right")
-    for m in paused:
-        table.add_row(str(m["number"]), m["day"], f"{m['answered']} of {m['questions']}", str(m["marked"]),
-                      f"{clock_text(m['seconds_left'])} of {clock_text(m['minutes_allowed'] * 60)}")
+    rows = [(f"#{m['number']}", m["day"], f"{m['answered']} of {m['questions']}", str(m["marked"]),
+             f"{clock_text(m['seconds_left'])} of {clock_text(m['minutes_allowed'] * 60)}") for m in paused]
+    for row in rows:
+        table.add_row(row[0][1:], *row[1:])
     last = paused[-1]["number"]
     hint = Text(f"continue one with: quiz practice --resume N (plain --resume continues #{last})", style="dim")
-    return Group(table, hint)
+    whole = [piece for row in rows for piece in [*row[1:3], *row[4].split(" of ")]]
+    return Group(rows_table(table, rows, whole), hint)
 
 
 def _mocks_view(stats: dict) -> Group | None:
@@ -218,21 +241,25 @@ def _mocks_view(stats: dict) -> Group | None:
         return None
     table = Table(title="Mock tests", title_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("day")
+    table.add_column("day", no_wrap=True)
     table.add_column("score", justify="right")
     table.add_column("%", justify="right")
     table.add_column("lost", justify="right")
     table.add_column("correct / answered / questions", justify="right")
     table.add_column("minutes", justify="right")
     table.add_column("status")
+    rows = []
     for m in history:
         p = m["percent"]
-        table.add_row(str(m["number"]), m["day"], f"{m['score']:g} / {m['max']:g}",
-                      Text("–" if p is None else f"{p:.1f}", style=colour(None if p is None else p / 100)),
-                      f"-{m['negative']:g}" if m["negative"] else "0",
-                      f"{m['correct']} / {m['answered']} / {m['questions']}",
-                      f"{m['minutes']:g} / {m['minutes_allowed']:g}",
-                      m["status"].replace("_", " "))
+        rows.append((f"#{m['number']}", m["day"], f"{m['score']:g} / {m['max']:g}",
+                     Text("–" if p is None else f"{p:.1f}", style=colour(None if p is None else p / 100)),
+                     f"-{m['negative']:g}" if m["negative"] else "0",
+                     f"{m['correct']} / {m['answered']} / {m['questions']}",
+                     f"{m['minutes']:g} / {m['minutes_allowed']:g}",
+                     m["status"].replace("_", " ")))
+        table.add_row(rows[-1][0][1:], *rows[-1][1:])
+    whole = [piece for row in rows for piece in [row[1], *row[2].split(" / "), row[3].plain, row[4],
+                                                  *row[6].split(" / ")]]
     line = Text("Mock percent: ")
     line.append(sparkline([m["percent"] for m in history], 0, 100), style="cyan")
     if mocks["best"]:
@@ -243,7 +270,7 @@ def _mocks_view(stats: dict) -> Group | None:
     if change is not None:
         line.append(" · change ")
         line.append(f"{change:+.1f} points", style="green" if change > 0 else "red" if change < 0 else "dim")
-    return Group(table, line)
+    return Group(rows_table(table, rows, whole), line)
 
 
 def stats_view(stats: dict) -> Group:
