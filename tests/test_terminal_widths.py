@@ -121,3 +121,53 @@ def test_stats_shows_every_name_date_and_number_whole(run_quiz, monkeypatch, sta
     words = set(text.split())
     for t in stats["topics"]:   # a title may wrap at a space, never lose a word
         assert set(t["title"].split()) <= words, t["title"]
+
+
+def test_wrap_status_breaks_only_between_items():
+    from quizforge.practice.terminal import wrap_status
+
+    status = "⏱ 4:55 left  ·  question 1 of 3  ·  answered 0  ·  marked 0"
+    assert wrap_status(status, 38).splitlines() == [" ⏱ 4:55 left  ·  question 1 of 3 ", " answered 0  ·  marked 0 "]
+    assert wrap_status(status, 78) == f" {status} "
+
+
+@pytest.mark.parametrize("width", (40, 80, 120))
+def test_mock_key_help_and_footer_are_whole_in_a_real_terminal(tmp_path, width):
+    """In a tmux pane of each width, the mock's key help keeps every key with its label, and the
+    footer (the prompt_toolkit toolbar) shows the clock and every count whole."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    from practice_helpers import quiz_env
+
+    socket = f"quizforge-test-{uuid.uuid4().hex[:12]}"
+    tmux = ["tmux", "-L", socket]
+    env = quiz_env(tmp_path)
+    env.pop("TMUX", None)
+    command = " ".join(["env", f"QUIZFORGE_HOME={tmp_path}", "NO_COLOR=1", sys.executable, "-m", "quizforge",
+                        "practice", "--mock", "gate", "--questions", "3", "--minutes", "5"])
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-", "-t", "quiz"], capture_output=True,
+                              text=True, env=env, timeout=10).stdout
+
+    try:
+        subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y", "30", "-s", "quiz",
+                        command], check=True, env=env, timeout=10)
+        deadline = time.monotonic() + 30
+        text = ""
+        while time.monotonic() < deadline and not re.search(r"marked \d", text):
+            time.sleep(0.2)
+            text = screen()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, env=env, timeout=10)
+    for item in ("n next", "p previous", "g N go to", "m mark for review", "x clear", "l palette", "q pause"):
+        assert whole_on_a_line(text, item), f"{item!r} is split at {width} columns:\n{text}"
+    assert re.search(r"⏱ \d+:\d\d left", text), text
+    for item in ("question 1 of 3", "answered 0", "marked 0"):
+        assert whole_on_a_line(text, item), f"{item!r} is cut at {width} columns:\n{text}"

@@ -107,13 +107,31 @@ class TerminalReader:
             wait = max(0.0, deadline - self.clock())
             app.loop.call_later(wait, lambda: app.is_running and app.exit(result=TIMEOUT))
 
-        toolbar = (lambda: " " + status() + " ") if status is not None else None
+        def toolbar() -> str:
+            # prompt_toolkit cuts a toolbar line at the terminal's edge: wrap it between items instead
+            return wrap_status(status(), get_app().output.get_size().columns - 2)
+
+        toolbar = toolbar if status is not None else None
         try:
             line = self.session.prompt(prompt, bottom_toolbar=toolbar, refresh_interval=0.5 if status else 0,
                                        pre_run=arm)
         except EOFError:
             return EOF
         return line if line == TIMEOUT else line[:MAX_LINE].strip()
+
+
+def wrap_status(text: str, width: int, separator: str = "  ·  ") -> str:
+    """The status as lines no wider than `width` (plus a space each side), broken only between its
+    `separator`-joined items, so that no count or clock is cut: '⏱ 4:55 left · question 1 of 3 · ans'."""
+    from prompt_toolkit.utils import get_cwidth   # cells, not characters: ⏱ may take two
+
+    lines: list[str] = []
+    for item in text.split(separator):
+        if lines and get_cwidth(lines[-1] + separator + item) <= width:
+            lines[-1] += separator + item
+        else:
+            lines.append(item)
+    return "\n".join(f" {line} " for line in lines)
 
 
 def reader_for_stdin(clock: Clock = time.time, force_pipe: bool = False):
