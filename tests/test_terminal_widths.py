@@ -171,3 +171,23 @@ def test_mock_key_help_and_footer_are_whole_in_a_real_terminal(tmp_path, width):
     assert re.search(r"⏱ \d+:\d\d left", text), text
     for item in ("question 1 of 3", "answered 0", "marked 0"):
         assert whole_on_a_line(text, item), f"{item!r} is cut at {width} columns:\n{text}"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_mock_report_never_splits_a_key_or_an_answer(width):
+    """Issue 23 saw `137,438,953,47` / `2 FLOPs` at 120 columns."""
+    from rich.console import Console
+    from test_mock_report_widths import ITEMS, RESULT
+
+    from quizforge.practice.mock_report import mock_report_view
+
+    items = ITEMS + [{"id": "flops.layer-0001", "topic": "flops", "kind": "NAT", "marks": 2, "answer": "1.37e11",
+                      "key": "137,438,953,472 FLOPs", "correct": True, "earned": 2.0, "seconds": 5.0}]
+    console = Console(width=width, record=True, highlight=False, color_system=None)
+    console.print(mock_report_view(dict(RESULT, items=items), []))
+    text = console.export_text()
+    words = [w for item in items for w in [item["id"], *(item["answer"] or "").split(), *item["key"].split()]]
+    assert {"137,438,953,472", "12345678901234567890"} <= set(words)
+    assert_whole(text, words, width)
+    if width == 120:   # still the tables, where they fit
+        assert re.search(r"#\s+question\s+your answer\s+key\s+marks", text), text

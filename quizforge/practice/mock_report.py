@@ -8,6 +8,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.fit import shows_whole
 from quizforge.practice.timefmt import clock_text
 
 
@@ -99,8 +100,10 @@ def _wide_sections(result: dict) -> list:
     review.add_column("#", justify="right")
     id_width = max((len(item["id"]) for item in result["items"]), default=0)
     review.add_column("question", overflow="fold", min_width=id_width)
-    review.add_column("your answer", max_width=14, overflow="fold")
-    review.add_column("key", max_width=14, overflow="fold")
+    # Wide enough for the longest word of any answer or key: a number is never split across lines.
+    for column, field in (("your answer", "answer"), ("key", "key")):
+        longest = _longest_word([item[field] or "" for item in result["items"]])
+        review.add_column(column, min_width=longest, max_width=max(14, longest))
     review.add_column("", no_wrap=True, min_width=1)
     review.add_column("marks", justify="right", no_wrap=True)
     for n, item in enumerate(result["items"], 1):
@@ -108,6 +111,16 @@ def _wide_sections(result: dict) -> list:
                        _mark_symbol(item), f"{item['earned']:+g}/{item['marks']}")
     parts.append(review)
     return parts
+
+
+def _longest_word(texts: list[str]) -> int:
+    return max((len(word) for text in texts for word in text.split()), default=1)
+
+
+def _whole_words(result: dict) -> list[str]:
+    """What the tables must show whole, or give way to lines: IDs, and each word of an answer or key."""
+    return [word for item in result["items"]
+            for word in [item["id"], *(item["answer"] or "").split(), *(item["key"] or "").split()]]
 
 
 def _narrow_sections(result: dict) -> list:
@@ -142,10 +155,13 @@ class MockReport:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         result = self.result
-        wide = options.max_width >= WIDE_REPORT
+        sections = _wide_sections(result) if options.max_width >= WIDE_REPORT else None
+        if sections and not all(shows_whole(console, options, part, _whole_words(result) if part is sections[-1]
+                                            else []) for part in sections):
+            sections = None   # a table would cut or split a cell at this width
         yield Text("")
         yield _head(result)
-        yield from _wide_sections(result) if wide else [Text("")] + _narrow_sections(result) + [Text("")]
+        yield from sections if sections else [Text("")] + _narrow_sections(result) + [Text("")]
         yield Text("Worked solutions: quiz explain <question>", style="dim")
         versus = comparison(result, self.earlier)
         if versus is None:
