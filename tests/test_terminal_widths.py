@@ -191,3 +191,25 @@ def test_mock_report_never_splits_a_key_or_an_answer(width):
     assert_whole(text, words, width)
     if width == 120:   # still the tables, where they fit
         assert re.search(r"#\s+question\s+your answer\s+key\s+marks", text), text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_grade_table_never_breaks_a_test_name(width):
+    """Issue 23 saw `test_fl|oat64_i|nput` at 40 columns."""
+    from rich.console import Console
+
+    from quizforge.cli import grade_view
+    from quizforge.grading.judge import SuiteResult
+    from quizforge.grading.judge import TestResult as Case
+
+    result = SuiteResult("softmax", tests=[
+        Case("test_float64_input_keeps_its_dtype", "passed", 2.0, 2.0),
+        Case("test_rows_sum_to_one[batched]", "failed", 0.0, 3.0, "row 2 sums to 1.5, expected 1"),
+        Case("test_large_logits_do_not_overflow", "skipped", 0.0, 1.0, "not applicable"),
+    ], duration=1.25, sandbox={"mode": "isolated", "isolated": True, "namespaces": [], "notes": [], "workers": 1})
+    console = Console(width=width, record=True, highlight=False, color_system=None)
+    console.print(grade_view.table(result))
+    text = console.export_text()
+    pieces = [t.name for t in result.tests] + ["2/2", "0/3", "0/1", "2/6", "1/3"]
+    assert_whole(text, pieces, width)
+    assert set("row 2 sums to 1.5, expected 1".split()) <= set(text.replace("│", " ").split())   # may wrap
