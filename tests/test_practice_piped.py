@@ -587,3 +587,19 @@ def test_a_line_at_the_next_prompt_never_answers_the_next_question(tmp_path):
         assert session.wait() == 0
     with history(tmp_path) as h:
         assert [(a["question_id"], a["outcome"]) for a in h.attempts()] == [(first, "correct")]
+
+
+def test_mock_gives_a_mistyped_go_to_its_usage_not_an_answer_error(tmp_path):
+    with Piped(tmp_path, "--mock", "gate", "--questions", "3", "--minutes", "10") as session:
+        session.expect(MOCK_PROMPT)
+        first = session.current
+        session.send("gg 3")
+        _, segment = session.expect(MOCK_PROMPT)
+        assert "✗ to go to a question: g N, e.g. g 7" in segment
+        assert "could not read" not in segment and not shown_ids(segment) and "saved" not in segment
+        session.send("g 3")
+        _, segment = session.expect(MOCK_PROMPT)
+        assert "Q3/3" in segment and session.current != first
+        session.send("q")
+        assert session.wait() == 0
+    assert mock_row(tmp_path)["answers"] == {}
