@@ -375,3 +375,14 @@ def test_after_a_question_only_next_explain_or_quit_act(history):
     (second,) = engine.act(d.Next())
     assert second.number == 2 and engine.phase == "asking" and engine.current.tries == []
     assert [a["outcome"] for a in history.attempts()] == ["correct"]
+
+
+def test_a_coarse_count_uses_no_try_however_it_is_written(history):
+    engine = drill(history, topic="params.projections", count=1)
+    _, shown = engine.start()
+    assert shown.question.kind == "NAT"
+    wrong_by_half = shown.question.answer * 1.5
+    for coarse in (f"{wrong_by_half:.2e}", f"{wrong_by_half / 1e6:.2f}M"):   # 3 figures, for an exact count
+        (refused,) = engine.act(d.Answer(coarse))
+        assert isinstance(refused, d.Unreadable) and "significant figures" in refused.message, coarse
+        assert engine.current.tries == [] and engine.phase == "asking"
