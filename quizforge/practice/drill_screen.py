@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from quizforge.practice import drill as engine
+from quizforge.practice.charts import plural
 from quizforge.practice.reports import drill_summary_view, when
 from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
@@ -85,8 +86,8 @@ class DrillScreen:
         for event in events:
             if isinstance(event, engine.Started):
                 scope = f" · {event.topic}" if event.topic else ""
-                out.print(Text.assemble(("Drill", "bold"), f"{scope} · {event.count} questions · {event.due} "
-                                        f"review{'s' if event.due != 1 else ''} due · answers are saved as you go"))
+                out.print(Text.assemble(("Drill", "bold"), f"{scope} · {plural(event.count, 'question')} · "
+                                        f"{plural(event.due, 'review')} due · answers are saved as you go"))
             elif isinstance(event, engine.QuestionShown):
                 out.print()
                 out.print(render.question_panel(event.question,
