@@ -474,7 +474,8 @@ def test_readme_answer_writings_hold():
     assert grade(days, answers.format_number(days.answer, days.decimals) + " days").correct
     assert grade(registry.question("memory.kv_reduction-0001"), "2x").correct
     assert grade(registry.question("params.projections-7f3a"), "4*1280^2").correct
-    with pytest.raises(answers.AnswerError, match="significant figures"):
-        grade(registry.question("params.projections-7f3a"), "6.55M")
+    for coarse in ("6.55M", "6.55e6", "6.55 million"):
+        with pytest.raises(answers.AnswerError, match="significant figures"):
+            grade(registry.question("params.projections-7f3a"), coarse)
     key = answers.nat_range(0.0978, 2)
     assert key.range_text() == "0.09 to 0.11" and answers.nat_range(0.125, 2).range_text() == "0.12 to 0.14"

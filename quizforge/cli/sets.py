@@ -65,5 +65,6 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
 
     done = grade_responses(folder, responses, out or folder / "graded", overrides)
     applied = f", {_plural(done['overrides'], 'override')} applied" if overrides is not None else ""
-    click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, {done['rejected']} rejected "
+    click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, "
+               f"{done['rejected']} rejected "
                f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")

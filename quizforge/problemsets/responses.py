@@ -195,7 +195,8 @@ def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: se
             lines.append(f"- **Q{n}** (`{q.id}`): not answered · 0")
         else:
             mistake = f" Mistake: {v.misconception.label}." if v.misconception is not None else ""
-            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {marks_text(v.marks, signed=True)} · {v.feedback}{mistake}{note}")
+            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {marks_text(v.marks, signed=True)} · "
+                         f"{v.feedback}{mistake}{note}")
     return "\n".join(lines) + "\n"
 
 
