@@ -945,7 +945,12 @@ def check_numeric(key: NumericKey, text: str,
     return Checked(value, correct, found[0] if found else None, found[1:])
 
 
-_SUFFIXED = re.compile(r"\s*[+]?(\d+)(?:\.(\d*))?\s*([A-Za-z]+)(?:\s*(?:FLOPs?|FLOPS|flops?))?\s*")
+# A number written short: digits, then a power of ten (6.55e6, 6.55×10^6) and/or a scale word
+# (6.55M, 6.55 million, 1.2 PFLOPs). Its last written digit says how precise it claims to be.
+_SHORT_FORM = re.compile(
+    r"\s*[+]?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d*))?"
+    r"(?:[eE](?P<exp>[+-]?\d+)|\s*[x×*]\s*10\s*(?:\^|\*\*)\s*(?P<pow>[+-]?\d+))?"
+    r"\s*(?P<word>[A-Za-z]+)?(?:\s*(?:FLOPs?|FLOPS|flops?))?\s*")
 
 
 def _suffix_multiplier(key: NumericKey, word: str) -> int | None:
@@ -958,19 +963,26 @@ def _suffix_multiplier(key: NumericKey, word: str) -> int | None:
 
 
 def _refuse_if_too_coarse(key: NumericKey, text: str, value: Number) -> None:
-    """A short form such as '1.05M' whose last digit written is worth more than the whole
-    accepted range is too coarse to be judged: say so instead of marking it wrong. The rule
-    looks only at the range's width, never at the key, so in a mock it reveals nothing."""
-    m = _SUFFIXED.fullmatch(text)
-    multiplier = _suffix_multiplier(key, m.group(3)) if m else None
-    if m is None or multiplier is None or multiplier <= 1:
+    """A count written short ('1.05M', '1.05e6', '1.05 million') whose last digit written is
+    worth more than the whole accepted range is too coarse to be judged: say so instead of
+    marking it wrong. One rule for every short form; digits written out in full ('1050000')
+    claim every digit and are always judged. The rule looks only at the range's width, never
+    at the key, so in a mock it reveals nothing."""
+    if key.unit not in ("count", "flops"):
         return
-    places = len(m.group(2) or "")
-    step = Fraction(multiplier, 10**places) / key.scale       # one unit in the last digit written
+    m = _SHORT_FORM.fullmatch(text)
+    if m is None:
+        return
+    multiplier = _suffix_multiplier(key, m["word"]) if m["word"] else 1
+    power = m["exp"] or m["pow"]
+    if multiplier is None or (multiplier <= 1 and power is None):
+        return
+    whole, places = m["int"].replace(",", ""), len(m["frac"] or "")
+    step = Fraction(multiplier) * Fraction(10) ** (int(power or 0) - places) / key.scale   # one unit in the last digit
     low, high = key.interval()
-    if step <= high - low:
+    if step <= high - low or step * key.scale <= 1:   # precise to one: as precise as a count gets
         return
-    digits = len((m.group(1) + (m.group(2) or "")).lstrip("0")) or 1
+    digits = len((whole + (m["frac"] or "")).lstrip("0")) or 1
     need = {"exact": "the exact value", "rel": f"an answer within {float(key.tol):.1%}"}.get(
         key.mode, "more precision than that")
     raise AnswerError(

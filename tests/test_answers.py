@@ -602,6 +602,27 @@ def test_too_coarse_short_forms_are_refused_with_the_reason(key, text, fragment)
     assert fragment in str(e.value) and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("text", ["6.55M", "6.55e6", "6.55E+6", "655e4", "0.00655e9", "6.55 million", "6.55×10^6",
+                                  "6.55 x 10^6", "6.55*10**6", "0.00655B"])
+def test_one_precision_rule_for_every_short_form_of_a_count(text):
+    with pytest.raises(AnswerError, match=r"gives only 3 significant figures; this question needs the exact value"):
+        check_numeric(exact(6_553_600, unit="count"), text)
+
+
+@pytest.mark.parametrize("text", ["6550000", "6,550,000", "6.553601e6", "6553.601K", "6.550000e6"])
+def test_a_count_precise_to_one_is_judged_however_it_is_written(text):
+    assert not check_numeric(exact(6_553_600, unit="count"), text).correct
+
+
+def test_the_rule_holds_for_flops_in_any_scale():
+    key = within_rel(3.15e14, F(1, 100), unit="flops")
+    for text in ("0.3P FLOPs", "3e14", "3e14 FLOPs", "0.3e6 GFLOPs", "3 x 10^14"):
+        with pytest.raises(AnswerError, match="1 significant figure; this question needs an answer within 1.0%"):
+            check_numeric(key, text)
+    for text in ("3.30e14", "330 TFLOPs", "0.330e6 GFLOPs"):
+        assert not check_numeric(key, text).correct
+
+
 def test_a_short_form_precise_enough_for_the_range_is_marked_wrong_not_refused():
     assert not check_numeric(within_rel(1_050_624, F(1, 100), unit="count"), "2.10M").correct
     assert not check_numeric(within_rel(174_604_259_328, F(1, 100), unit="count"), "350B").correct

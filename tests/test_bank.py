@@ -360,7 +360,11 @@ def test_training_compute_asks_the_precision_it_accepts():
     q = registry.question("flops.training-0023")            # 3.15e23
     assert "3 significant figures" in q.prompt
     assert grade(q, "3.15e23").correct and grade(q, "3.15e23 FLOPs").correct
-    assert not grade(q, "3.2e23").correct                   # 2 figures: not what was asked
+    for coarse in ("3.2e23", "0.32e24 FLOPs", "3.2 x 10^23"):   # 2 figures: refused, as 0.3P is
+        with pytest.raises(answers.AnswerError, match="gives only 2 significant figures; this question needs an "
+                                                      "answer within 1.0%"):
+            grade(q, coarse)
+    assert not grade(q, "3.30e23").correct                  # 3 figures: judged, and wrong
 
 
 def test_ranges_print_in_the_question_format():
@@ -470,7 +474,8 @@ def test_readme_answer_writings_hold():
     assert grade(days, answers.format_number(days.answer, days.decimals) + " days").correct
     assert grade(registry.question("memory.kv_reduction-0001"), "2x").correct
     assert grade(registry.question("params.projections-7f3a"), "4*1280^2").correct
-    with pytest.raises(answers.AnswerError, match="significant figures"):
-        grade(registry.question("params.projections-7f3a"), "6.55M")
+    for coarse in ("6.55M", "6.55e6", "6.55 million"):
+        with pytest.raises(answers.AnswerError, match="significant figures"):
+            grade(registry.question("params.projections-7f3a"), coarse)
     key = answers.nat_range(0.0978, 2)
     assert key.range_text() == "0.09 to 0.11" and answers.nat_range(0.125, 2).range_text() == "0.12 to 0.14"

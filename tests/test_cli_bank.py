@@ -120,3 +120,7 @@ def test_check_through_clirunner_takes_negative_numbers_and_units():
 def test_check_says_when_a_short_form_is_too_coarse(run_quiz):
     code, out, err = run_quiz("check", "params.projections-7f3a", "6.55M")
     assert code == 2 and err.startswith("error: '6.55M' gives only 3 significant figures") and "\n" not in err.strip()
+    for text in ("6.55e6", "6.55 million"):   # the same rule for every way of writing it
+        code, out, err = run_quiz("check", "params.projections-7f3a", text)
+        assert code == 2 and out == "" and "\n" not in err.strip()
+        assert err.startswith(f"error: '{text}' gives only 3 significant figures; this question needs the exact value")

@@ -137,7 +137,7 @@ def test_hints_run_out_and_an_unreadable_answer_leaves_the_question_open(history
     assert engine.phase == "asking" and history.attempts() == []
 
 
-def test_after_a_question_a_typed_answer_goes_to_the_next_one(history):
+def test_after_a_question_a_hint_is_refused_and_next_asks_the_planned_one(history):
     engine = drill(history, topic="dims", count=3)
     _, first = engine.start()
     assert kinds(engine.act(d.Skip())) == ["Skipped"] and engine.phase == "answered"
@@ -145,9 +145,9 @@ def test_after_a_question_a_typed_answer_goes_to_the_next_one(history):
     assert isinstance(again, d.SolutionShown) and again.question.id == first.question.id
     peek = Planner(history, [t.id for t in d.drill_templates("dims", None)])
     upcoming = peek.next(engine.clock(), exclude={first.question.template}, prefer_light=True).item
-    events = engine.act(d.Hint())           # typed at "Enter next": a hint for question 2
-    assert kinds(events) == ["QuestionShown", "HintShown"]
-    assert events[0].number == 2 and events[0].question.template == upcoming
+    assert engine.act(d.Hint()) == [d.NextExpected()]   # typed at "Enter next": not for question 2
+    (shown,) = engine.act(d.Next())
+    assert shown.number == 2 and shown.question.template == upcoming and engine.current.hints == 0
     assert [a["outcome"] for a in history.attempts()] == ["skipped"]
 
 
@@ -361,3 +361,28 @@ def test_new_per_day_0_on_a_fresh_history_prints_one_line(tmp_path):
                                    "no review is scheduled yet")
     with History(tmp_path / "history.db") as h:
         assert h.sessions() == [] and h.attempts() == []
+
+
+def test_after_a_question_only_next_explain_or_quit_act(history):
+    engine = drill(history, topic="dims.d_k", count=3)
+    _, shown = engine.start()
+    engine.act(d.Answer(right(shown.question)))
+    assert engine.phase == "answered"
+    for action in (d.Answer("12345"), d.Answer("a"), d.Hint(), d.Skip()):
+        assert engine.act(action) == [d.NextExpected()]
+        assert engine.phase == "answered" and engine.current.number == 1
+    assert kinds(engine.act(d.Explain())) == ["SolutionShown"] and engine.phase == "answered"
+    (second,) = engine.act(d.Next())
+    assert second.number == 2 and engine.phase == "asking" and engine.current.tries == []
+    assert [a["outcome"] for a in history.attempts()] == ["correct"]
+
+
+def test_a_coarse_count_uses_no_try_however_it_is_written(history):
+    engine = drill(history, topic="params.projections", count=1)
+    _, shown = engine.start()
+    assert shown.question.kind == "NAT"
+    wrong_by_half = shown.question.answer * 1.5
+    for coarse in (f"{wrong_by_half:.2e}", f"{wrong_by_half / 1e6:.2f}M"):   # 3 figures, for an exact count
+        (refused,) = engine.act(d.Answer(coarse))
+        assert isinstance(refused, d.Unreadable) and "significant figures" in refused.message, coarse
+        assert engine.current.tries == [] and engine.phase == "asking"

@@ -563,3 +563,43 @@ def test_interview_s_skips_one_question_and_d_drops_the_chain(tmp_path):
     ids = [p.id for p in first.prompts]
     assert first is second and ids.index(shown[1]) == ids.index(shown[0]) + 1  # s: on to the follow-up
     assert third is not first  # d: the chain's remaining follow-ups are dropped
+
+
+# --- the "next" prompt only moves on, explains or quits ----------------------------
+
+def test_a_line_at_the_next_prompt_never_answers_the_next_question(tmp_path):
+    with Piped(tmp_path, "--count", "2") as session:
+        session.expect(DRILL_PROMPT)
+        first = session.current
+        session.send(right_answer(first))
+        session.expect(NEXT_PROMPT)
+        for stray in ("12345", "a", "s"):
+            session.send(stray)
+            _, segment = session.expect(NEXT_PROMPT)
+            assert "press Enter (or n) for the next question, e for the worked solution, q to quit" in segment
+            assert shown_ids(segment) == [] and "One more try" not in segment and "could not read" not in segment
+        session.send("n")
+        _, segment = session.expect(DRILL_PROMPT)
+        second = session.current
+        assert second != first and "2/2" in segment
+        assert "✓ 1  ✗ 0" in segment and "One more try" not in segment   # it arrives unanswered
+        session.send("q")
+        assert session.wait() == 0
+    with history(tmp_path) as h:
+        assert [(a["question_id"], a["outcome"]) for a in h.attempts()] == [(first, "correct")]
+
+
+def test_mock_gives_a_mistyped_go_to_its_usage_not_an_answer_error(tmp_path):
+    with Piped(tmp_path, "--mock", "gate", "--questions", "3", "--minutes", "10") as session:
+        session.expect(MOCK_PROMPT)
+        first = session.current
+        session.send("gg 3")
+        _, segment = session.expect(MOCK_PROMPT)
+        assert "✗ to go to a question: g N, e.g. g 7" in segment
+        assert "could not read" not in segment and not shown_ids(segment) and "saved" not in segment
+        session.send("g 3")
+        _, segment = session.expect(MOCK_PROMPT)
+        assert "Q3/3" in segment and session.current != first
+        session.send("q")
+        assert session.wait() == 0
+    assert mock_row(tmp_path)["answers"] == {}

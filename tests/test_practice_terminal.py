@@ -220,3 +220,22 @@ def test_a_resumed_mock_shows_one_time_in_header_and_toolbar_in_tmux(tmp_path):
         assert 0 <= shown - ticking <= 2, (head[0], bar[0])
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, env=env, timeout=10)
+
+
+def test_a_stray_line_at_the_drills_next_prompt_keeps_the_prompt_in_a_terminal(tmp_path, children):
+    child = spawn(tmp_path, "--count", "2")
+    children.append(child)
+    first = wait_question(child, "1/2 · ")
+    child.sendline(right_answer(first))
+    child.expect_exact("Enter next")
+    child.sendline("12345")
+    child.expect_exact("press Enter (or n) for the next question")
+    child.expect_exact("Enter next")
+    assert "2/2 · " not in child.before
+    child.sendline("")
+    second = wait_question(child, "2/2 · ")
+    assert second != first
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    assert [(a["question_id"], a["outcome"]) for a in db_rows(tmp_path, "SELECT * FROM attempts")] == \
+        [(first, "correct")]

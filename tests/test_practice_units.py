@@ -272,7 +272,9 @@ def test_a_mistyped_mock_command_gets_its_usage_not_an_answer_error():
 
     assert mistyped_command("g") == "to go to a question: g N, e.g. g 7"
     assert mistyped_command("g abc") == "to go to a question: g N, e.g. g 7"
+    for typo in ("gg 3", "gg3", "GG 3".lower(), "got 3", "g3x", "## 3", "gg"):
+        assert mistyped_command(typo) == "to go to a question: g N, e.g. g 7", typo
     assert mistyped_command("submitt").startswith("did you mean submit?")
     assert mistyped_command("palete").startswith("did you mean palette?")
-    for answer in ("a", "b,c", "0.25", "8 GiB", "abc", "1.5e3"):
+    for answer in ("a", "b,c", "0.25", "8 GiB", "abc", "1.5e3", "3 GB", "2 g"):
         assert mistyped_command(answer) is None, answer

@@ -387,3 +387,30 @@ def test_every_printed_range_end_in_keys_csv_scores_through_set_grade(run_quiz, 
     code, _, err, out = _grade(run_quiz, made, tmp_path, rows)
     assert code == 0, err
     assert all(float(r["total"]) == float(r["max"]) for r in _book(out).values()) and _rejects(out) == []
+
+
+def _e_notation(q) -> str:
+    """The key of a NAT question written in e-notation with every digit, e.g. 1,050,624 → 1.050624e6."""
+    from decimal import Decimal
+
+    digits = Decimal(_right(q).replace(",", "")).normalize()
+    mantissa, exponent = f"{digits:e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def test_feedback_prints_marks_to_2_decimals_and_echoes_answers_as_typed(run_quiz, made, tmp_path):
+    papers = _papers(made)
+    paper = papers["21CS001"]
+    nat = next(n for n, q in enumerate(paper, 1) if q.kind == "NAT")
+    mcq = next(n for n, q in enumerate(paper, 1) if q.kind == "MCQ")
+    typed = _e_notation(paper[nat - 1])
+    rows = [("21CS001", nat, f"  {typed} "), ("21CS001", mcq, _wrong_letter(paper[mcq - 1]))]
+    code, _, err, out = _grade(run_quiz, made, tmp_path, rows)
+    assert code == 0, err
+    feedback = (out / "feedback" / "21CS001.md").read_text(encoding="utf-8")
+    penalty = {1: "-0.33", 2: "-0.67"}[paper[mcq - 1].marks]
+    assert f"**Q{nat}** (`{paper[nat - 1].id}`): {typed} · +{paper[nat - 1].marks} · Correct." in feedback
+    assert f"**Q{mcq}** (`{paper[mcq - 1].id}`): {_wrong_letter(paper[mcq - 1])} · {penalty} · " in feedback
+    earned = {(1, 1): "0.67", (2, 1): "1.67", (1, 2): "0.33", (2, 2): "1.33"}[
+        (paper[nat - 1].marks, paper[mcq - 1].marks)]
+    assert f"**Total:** {earned} of {sum(q.marks for q in paper)}\n" in feedback

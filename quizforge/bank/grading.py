@@ -76,8 +76,7 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
     key = numeric_key(question)
     alternatives = [(m.tag, m.value) for m in question.misconceptions if m.value is not None]
     checked = answers.check_numeric(key, text, alternatives)
-    value = checked.value
-    given = answers.format_number(value if isinstance(value, Fraction) else float(value))
+    given = " ".join(text.split())   # echoed as typed: 7.8e22 stays 7.8e22, not 78,000,…
     miss = next((m for m in question.misconceptions if m.tag == checked.matched), None)
     others = [m for m in question.misconceptions if m.tag in checked.also]
     if checked.correct:

@@ -64,7 +64,12 @@ def question(question_id: str) -> Question:
 
 
 def draw(selector: str | None = None, seed: int | None = None) -> Question:
-    """A question from a topic or template. With a seed, the same one every time."""
+    """A question from a topic or template, with a seed the same one every time; or the
+    question a question ID names, as `quiz explain` takes it."""
+    if selector and _QUESTION_ID.fullmatch(selector.strip().lower()):
+        if seed is not None:
+            raise InputError(f"{selector.strip()} is a question ID, which names its seed: drop --seed")
+        return question(selector)
     if seed is not None and not 0 <= seed <= 0xFFFF:
         raise InputError(f"seed {seed} is out of range (0..65535)", param="seed")
     candidates = templates_for(selector)

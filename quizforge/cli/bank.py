@@ -47,19 +47,21 @@ def _seed(value: str | None) -> int | None:
     return seed
 
 
-@cli.command(short_help="Draw one question from the bank, a topic or a template.")
-@click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE]")
+@cli.command(short_help="Draw one question from the bank, a topic or a template, or show one by its ID.")
+@click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE|QUESTION-ID]")
 @click.option("--seed", help="Question seed, 0..65535 (or hex, 0x7f3a); the same seed gives the same question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the question as Markdown with LaTeX math.")
 @click.option("--with-answer", is_flag=True, help="Include the answer and the worked solution.")
 def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
-    """Draw one question, from a topic or template or from the whole bank.
+    """Draw one question, from a topic or template or from the whole bank, or show the one a
+    question ID names.
 
     \b
     Examples:
       quiz ask params
       quiz ask attention.weight --seed 42 --with-answer
+      quiz ask params.projections-7f3a
     """
     from quizforge.bank.registry import draw
 

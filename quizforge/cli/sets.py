@@ -9,6 +9,10 @@ import click
 from quizforge.cli import cli
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 @cli.group("set")
 def problem_set() -> None:
     """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
@@ -33,7 +37,8 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
     formats = "Markdown" if no_pdf else "Markdown and PDF"
-    click.echo(f"{made['students']} papers of {made['questions']} questions ({made['marks']} marks) in {made['out']}: "
+    click.echo(f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
+               f"({_plural(made['marks'], 'mark')}) in {made['out']}: "
                f"papers/ and keys/ ({formats}), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")
     per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
@@ -59,7 +64,7 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     from quizforge.problemsets.responses import grade_responses
 
     done = grade_responses(folder, responses, out or folder / "graded", overrides)
-    plural = lambda n, word: f"{n} {word}{'s' if n != 1 else ''}"  # noqa: E731
-    applied = f", {plural(done['overrides'], 'override')} applied" if overrides is not None else ""
-    click.echo(f"{plural(done['graded'], 'answer')} of {done['students']} students graded, {done['rejected']} rejected "
+    applied = f", {_plural(done['overrides'], 'override')} applied" if overrides is not None else ""
+    click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, "
+               f"{done['rejected']} rejected "
                f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")

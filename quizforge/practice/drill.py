@@ -8,8 +8,9 @@ events each action returns (QuestionShown, Graded, HintShown, ...). The rules:
 - Explain asks once (ConfirmGiveUp); a second Explain shows the worked solution and the
   question counts as not known. Any other action in between cancels the first.
 - A wrong NAT answer gets one more try; the key is shown after the last one.
-- After a question, Next asks the next one; Explain shows the solution again; an
-  answer, hint or skip goes on to the next question and applies to it there.
+- After a question, Next asks the next one, Explain shows the solution again and Quit
+  ends; anything else gets NextExpected and changes nothing: a line typed there must
+  never become the answer to a question not yet seen.
 - Every graded answer is saved with its time, the attempt and its cards in one transaction.
 """
 
@@ -134,6 +135,11 @@ class Graded:
 
 
 @dataclass(frozen=True)
+class NextExpected:
+    """Something other than Next, Explain or Quit after a question: nothing was done."""
+
+
+@dataclass(frozen=True)
 class SolutionShown:
     question: Any
 
@@ -165,7 +171,7 @@ class SessionOver:
 
 
 Event = Union[Started, QuestionShown, HintShown, NoMoreHints, ConfirmGiveUp, Unreadable, TryAgain, Graded,
-              SolutionShown, Skipped, Rated, NothingToAsk, SessionOver]
+              NextExpected, SolutionShown, Skipped, Rated, NothingToAsk, SessionOver]
 
 
 class NoTemplates(InputError):
@@ -255,10 +261,9 @@ class Drill:
         if self.phase == "answered":
             if isinstance(action, Explain):
                 return [SolutionShown(self.current.question)]
-            events = self._advance()
-            if self.phase == "asking" and not isinstance(action, Next):
-                events += self._on_question(action)   # typed straight away: it is for this question
-            return events
+            if isinstance(action, Next):
+                return self._advance()
+            return [NextExpected()]
         return self._on_question(action)
 
     def close(self, how: str = "interrupted") -> None:

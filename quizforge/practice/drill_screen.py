@@ -2,8 +2,8 @@
 draws the engine's events with rich. The rules live in drill.py; this is only the screen.
 
 Keys at the answer prompt: h hint, s skip, e explain, q quit; anything else is an answer.
-After a question: Enter next, e worked solution, q quit; anything else is taken as the
-first line for the next question.
+After a question: Enter (or n) next, e worked solution, q quit; anything else gets a
+one-line hint and the same prompt, never the next question's answer.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from quizforge.practice import drill as engine
+from quizforge.practice.charts import plural
 from quizforge.practice.reports import drill_summary_view, when
 from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
@@ -32,8 +33,10 @@ def action_for(line: str, phase: str) -> engine.Action | None:
     if line == TIMEOUT:   # drills have no deadline: like an empty line
         line = ""
     key = line.lower()
+    if phase == "answered":
+        return engine.Next() if key in ("", "n") else KEYS.get(key) or engine.Answer(line)
     if key == "":
-        return engine.Next() if phase == "answered" else None
+        return None
     return KEYS.get(key) or engine.Answer(line)
 
 
@@ -83,8 +86,8 @@ class DrillScreen:
         for event in events:
             if isinstance(event, engine.Started):
                 scope = f" · {event.topic}" if event.topic else ""
-                out.print(Text.assemble(("Drill", "bold"), f"{scope} · {event.count} questions · {event.due} "
-                                        f"review{'s' if event.due != 1 else ''} due · answers are saved as you go"))
+                out.print(Text.assemble(("Drill", "bold"), f"{scope} · {plural(event.count, 'question')} · "
+                                        f"{plural(event.due, 'review')} due · answers are saved as you go"))
             elif isinstance(event, engine.QuestionShown):
                 out.print()
                 out.print(render.question_panel(event.question,
@@ -108,6 +111,9 @@ class DrillScreen:
                           Text("  One more try (h hint, e explain, s skip).", style="dim"))
             elif isinstance(event, engine.Graded):
                 out.print(render.verdict_view(event.verdict))
+            elif isinstance(event, engine.NextExpected):
+                out.print("✗ press Enter (or n) for the next question, e for the worked solution, q to quit",
+                          style="yellow")
             elif isinstance(event, engine.SolutionShown):
                 out.print(render.solution_view(event.question))
             elif isinstance(event, engine.Skipped):

@@ -36,8 +36,9 @@ GATE_ONE_MARK_SHARE = 30 / 65             # 30 one-mark and 35 two-mark question
 CHECKPOINT_SECONDS = 5.0
 
 _GOTO = re.compile(r"(?:g|go|goto|#)\s*(\d+)")
-# A line that starts like a go-to but is not one ("g", "g abc", "goto x"): a command typed wrong.
-_GOTO_LIKE = re.compile(r"(?:g|go|goto|#)(?:\s+.*)?")
+# A line that starts like a go-to but is not one ("g", "g abc", "gg 3", "got 3"): a command typed
+# wrong. No answer starts with a word of g, o and t, so "gg 3" is never taken for one.
+_GOTO_LIKE = re.compile(r"(?:[got]*g[got]*|#+)(?:\s*\d.*|\s+.*)?")
 COMMANDS = ("next", "prev", "mark", "clear", "palette", "submit", "pause", "quit", "goto")
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.fit import shows_whole
+from quizforge.practice.charts import plural
 from quizforge.practice.timefmt import clock_text
 
 
@@ -129,7 +130,7 @@ def _narrow_sections(result: dict) -> list:
     for topic, t in result["per_topic"].items():
         accuracy, (marks, seconds, per_q) = _topic_cells(t)
         parts.append(Text.assemble(
-            (_topic_title(topic), "bold"), f"  {t['questions']} Qs · answered {t['answered']} · correct "
+            (_topic_title(topic), "bold"), f"  {plural(t['questions'], 'Q')} · answered {t['answered']} · correct "
             f"{t['correct']} · accuracy ", accuracy, f" · marks {marks} · time {seconds} · per Q {per_q}"))
     if result["misconceptions"]:
         parts += [Text(""), Text("Misconceptions hit", style="italic")]

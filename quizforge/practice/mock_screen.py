@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.errors import InputError
+from quizforge.practice.charts import plural
 from quizforge.practice.mock import (
     _GOTO, Answer, Cleared, Clear, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark, MarkChanged, MockEngine,
     Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
@@ -240,7 +241,7 @@ def run_mock(history: History, reader, console: Console, *, questions: int | Non
         if not fresh:
             return Text(f"Resuming mock #{s.number}: {len(s.answers)}/{len(s.paper)} answered, "
                         f"{clock_text(engine.time_left())} left", style="bold")
-        return Text.assemble((f"GATE mock #{s.number}", "bold"), f" · {len(s.paper)} questions · "
+        return Text.assemble((f"GATE mock #{s.number}", "bold"), f" · {plural(len(s.paper), 'question')} · "
                              f"{clock_text(s.minutes * 60)} · MCQ wrong: −⅓ of its marks · "
                              "MSQ and NAT: no negative marks")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from quizforge.bank.steps import plural
 from quizforge.problemsets.spec import SetSpec
 from quizforge.problemsets.variants import Paper, Slot
 
@@ -12,7 +13,8 @@ def _header(spec: SetSpec, paper: Paper, what: str) -> list[str]:
     lines = [f"# {spec.title}{what}", "",
              f"**Name:** {student.name or '______________________'}  ",
              f"**Roll number:** {student.id}  ",
-             f"**Time:** {spec.duration} minutes · **Total:** {total} marks · {len(paper.questions)} questions", ""]
+             f"**Time:** {spec.duration} minutes · **Total:** {total} {plural(total, 'mark')} · "
+             f"{len(paper.questions)} {plural(len(paper.questions), 'question')}", ""]
     if spec.instructions:
         lines += [spec.instructions, ""]
     lines += ["Marking: a wrong MCQ answer costs 1/3 of its marks; MSQ and NAT carry no negative marks.", ""]

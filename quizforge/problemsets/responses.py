@@ -185,7 +185,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
 def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: set, notes: dict) -> str:
     total = sum(v.marks for v in verdicts.values())
     most = sum(q.marks for n, q in enumerate(questions, 1) if n not in dropped)
-    lines = [f"# {title}: feedback for {sid}", "", f"**Total:** {total:g} of {most}", ""]
+    lines = [f"# {title}: feedback for {sid}", "", f"**Total:** {marks_text(total)} of {marks_text(most)}", ""]
     for n, q in enumerate(questions, 1):
         v = verdicts.get(n)
         note = f" ({notes[n]})" if n in notes else ""
@@ -195,8 +195,16 @@ def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: se
             lines.append(f"- **Q{n}** (`{q.id}`): not answered · 0")
         else:
             mistake = f" Mistake: {v.misconception.label}." if v.misconception is not None else ""
-            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {v.marks:+g} · {v.feedback}{mistake}{note}")
+            lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {marks_text(v.marks, signed=True)} · "
+                         f"{v.feedback}{mistake}{note}")
     return "\n".join(lines) + "\n"
+
+
+def marks_text(marks: float, signed: bool = False) -> str:
+    """Marks as GATE prints them: to 2 decimals, trailing zeros dropped (7.67, -0.33, 10)."""
+    marks = round(marks, 2) + 0.0   # + 0.0: no "-0" for a rounded-away tiny negative
+    text = f"{marks:+.2f}" if signed else f"{marks:.2f}"
+    return text.rstrip("0").rstrip(".")
 
 
 def option_label(option) -> str:

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from quizforge.bank.question import Step
+from quizforge.bank.steps import plural
 
 # LaTeX commands -> typst math symbols.
 SYMBOLS = {
@@ -384,7 +385,8 @@ def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) ->
     title = spec.title + (" — answer key" if with_answer else "")
     parts = [f"= {_escape(title)}", "",
              f"*Name:* {name_markup(student.name)} #h(1fr) *Roll number:* {_escape(student.id)}", "",
-             f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} marks, {len(paper.questions)} questions", ""]
+             f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} {plural(total, 'mark')}, "
+             f"{len(paper.questions)} {plural(len(paper.questions), 'question')}", ""]
     if spec.instructions:
         parts += [_escape(spec.instructions), ""]
     parts += ["_A wrong MCQ answer costs 1/3 of its marks; MSQ and NAT carry no negative marks._", ""]
