@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from quizforge.suggest import close_names
@@ -154,11 +157,12 @@ def test_a_damaged_history_is_copied_aside_once(tmp_path):
 
 # --- slow work shows progress --------------------------------------------------
 
-@pytest.mark.parametrize("args, step", [
-    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs"),
-    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache"),
+@pytest.mark.parametrize("args, step, result", [
+    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs", "✓ "),
+    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache", "✓ "),
+    (("calc", "pe", "--pos", "3", "--d-model", "8"), "working PE(3, ·) for d_model=8", "cos(3.0000)"),
 ])
-def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
+def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step, result):
     pexpect = pytest.importorskip("pexpect")
     from practice_helpers import quiz_cmd, quiz_env
 
@@ -166,8 +170,9 @@ def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
     child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=60,
                           dimensions=(40, 160))
     try:
+        child.expect_exact("importing torch")
         child.expect_exact(step)
-        child.expect_exact("✓ ")
+        child.expect_exact(result)
         child.expect(pexpect.EOF)
     finally:
         child.close()
@@ -217,3 +222,64 @@ def test_calc_attention_labels_v_rows_v1_v2(run_quiz, monkeypatch):
     v_block = out[out.index("\nV\n"):out.index("Step 1")]
     assert [line.split() for line in v_block.splitlines() if line.strip().startswith(("v", "k"))] == [
         ["v1", "7", "8"], ["v2", "9", "10"]]
+
+
+# --- quiz calc: the spinner starts before torch is imported; bad sizes never wait for it ------
+
+CALC_PROBE = r"""
+import sys
+import quizforge.render
+from quizforge.cli import main
+
+class RecordingProgress:
+    def __init__(self, quiet=False):
+        pass
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        pass
+    def step(self, text):
+        heavy = [m for m in ("torch", "sympy") if m in sys.modules]
+        print("STEP", text, "|", ",".join(heavy) or "none", file=sys.stderr)
+
+quizforge.render.Progress = RecordingProgress
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    print("EXIT", exc.code, "|", ",".join(m for m in ("torch", "sympy") if m in sys.modules) or "none",
+          file=sys.stderr)
+"""
+
+
+def _calc_probe(*args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CALC_PROBE, "calc", *args], capture_output=True, text=True,
+                          timeout=120)
+    return [line for line in done.stderr.splitlines() if line.startswith(("STEP", "EXIT", "error"))]
+
+
+@pytest.mark.parametrize("args, second_step", [
+    (("flops", "gpt2", "--seq-len", "8", "--json"), "building gpt2 and counting FLOPs"),
+    (("pe", "--pos", "3", "--d-model", "8", "--json"), "working PE(3, ·) for d_model=8"),
+    (("attention", "--q", "[[1,0]]", "--k", "[[1,0]]", "--v", "[[2]]", "--json"), "working softmax(QKᵀ/√d_k)V"),
+])
+def test_calc_names_the_torch_import_before_it_starts(args, second_step):
+    lines = _calc_probe(*args)
+    assert lines[0] == "STEP importing torch | none"
+    assert lines[1].startswith(f"STEP {second_step} | torch")
+    assert lines[-1].startswith("EXIT 0 |")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("flops", "gpt2", "--seq-len", "0"), "error: --seq-len must be a positive integer, got 0"),
+    (("flops", "gpt2", "--seq-len", "8", "--batch", "-2"), "error: --batch must be a positive integer, got -2"),
+    (("flops", "gpt2", "--seq-len", "2000"), "error: --seq-len: 2000 tokens is longer than the model's context of 1024"),
+    (("flops", "gpt2", "--seq-len", "8", "--tgt-len", "4"),
+     "error: --tgt-len: a target length only applies to encoder-decoder models"),
+    (("kv-cache", "bert-base", "--seq-len", "8"), "error: bert-base does not decode autoregressively, so it has no KV cache"),
+    (("attention-memory", "gpt2", "--seq-len", "0"), "error: --seq-len must be a positive integer, got 0"),
+    (("pe", "--pos", "-1", "--d-model", "4"), "error: --pos: -1 is out of range (allowed 0..1,000,000)"),
+    (("attention", "--q", "[[1,0,0]]", "--k", "[[1,0]]", "--v", "[[1]]"),
+     "error: Q has d_k=3 columns but K has 2 (QKᵀ needs the same d_k)"),
+])
+def test_calc_refuses_bad_sizes_without_importing_torch(args, message):
+    assert _calc_probe(*args) == [message, "EXIT 2 | none"]
