@@ -136,9 +136,12 @@ def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force
         raise click.ClickException(f"the batch stopped, nothing more was graded: {exc}") from None
     scores = [r.score for r in report.graded.values()]
     top = max((r.max_score for r in report.graded.values()), default=0)
-    mean = sum(scores) / len(scores) if scores else 0.0
-    console.print(f"{len(report.graded)} graded ({len(report.skipped)} from an earlier run), "
-                  f"{len(report.problems)} not gradable · mean {mean:.1f}/{top:g} · {report.seconds:.1f} s")
+    if not scores and not report.problems:
+        console.print(f"nothing to grade: no submissions in {folder}", markup=False, highlight=False)
+    else:
+        mean = f" · mean {sum(scores) / len(scores):.1f}/{top:g}" if scores else ""
+        console.print(f"{len(report.graded)} graded ({len(report.skipped)} from an earlier run), "
+                      f"{len(report.problems)} not gradable{mean} · {report.seconds:.1f} s")
     console.print(f"results in {out}: gradebook.csv, results/, item_analysis.md, similarity.md, problems.csv",
                   markup=False, highlight=False)
     _print_passed_over(console, report)
