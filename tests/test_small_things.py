@@ -283,3 +283,17 @@ def test_calc_names_the_torch_import_before_it_starts(args, second_step):
 ])
 def test_calc_refuses_bad_sizes_without_importing_torch(args, message):
     assert _calc_probe(*args) == [message, "EXIT 2 | none"]
+
+
+def test_sizes_round_half_away_from_zero(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = run_quiz("calc", "kv-cache", "--arch", "gpt", "--d-model", "64", "--n-heads", "4", "--d-ff", "256",
+                            "--n-layers", "2", "--vocab", "100", "--max-len", "6400", "--seq-len", "6400",
+                            "--dtype", "bf16")
+    assert code == 0
+    assert "3,276,800 B = 3.13 MiB" in out      # 3.125 MiB exactly
+    assert "1,638,400 B = 1.56 MiB" in out      # 1.5625: the third decimal decides
+    from quizforge.render import binary_bytes, si
+
+    assert binary_bytes(int(1.125 * 2**30)) == "1.13 GiB" and binary_bytes(1023) == "1023 B"
+    assert si(1_125_000) == "1.13 M" and si(2_500_005_000_000, billions="B") == "2.50 T"
