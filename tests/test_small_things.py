@@ -189,6 +189,72 @@ def test_piped_calculators_print_nothing_extra(tmp_path, args):
     assert "importing torch" not in done.stdout and "building" not in done.stdout
 
 
+
+# --- ask, explain, set make and set grade name their wait on a terminal, and only there -----------
+
+REPO_ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+EXAMPLES = REPO_ROOT / "examples"
+
+
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory):
+    from quizforge.problemsets.make import make_set
+
+    out = tmp_path_factory.mktemp("set") / "quiz1"
+    make_set(EXAMPLES / "quiz1.toml", out, roster=EXAMPLES / "roster.csv", pdf=False)
+    return out
+
+
+def _waits(small_set, tmp_path):
+    return {
+        "ask": (("ask", "attention.weight", "--seed", "3"), "drawing a question from attention.weight"),
+        "explain": (("explain", "attention.weight-0003"), "regenerating attention.weight-0003 and its worked solution"),
+        "set make": (("set", "make", str(EXAMPLES / "quiz1.toml"), "--variants", "4", "--no-pdf", "-o",
+                      str(tmp_path / "made")), "drawing the papers"),
+        "set grade": (("set", "grade", str(small_set), str(EXAMPLES / "responses.csv"), "-o", str(tmp_path / "g")),
+                      f"grading responses.csv against the set in {small_set}"),
+    }
+
+
+@pytest.mark.parametrize("which", ["ask", "explain", "set make", "set grade"])
+def test_slow_commands_name_their_wait_on_a_terminal(small_set, tmp_path, which):
+    pexpect = pytest.importorskip("pexpect")
+    from practice_helpers import quiz_cmd, quiz_env
+
+    args, wait = _waits(small_set, tmp_path)[which]
+    cmd = quiz_cmd(*args)
+    child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=90,
+                          dimensions=(40, 250))
+    try:
+        child.expect_exact(wait)
+        if which == "set make":
+            child.expect(r"[0-4]/4")   # the bar counts the papers
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("which", ["ask", "explain", "set make", "set grade"])
+def test_piped_slow_commands_print_nothing_extra(small_set, tmp_path, which):
+    from practice_helpers import run_quiz as run_piped
+
+    args, wait = _waits(small_set, tmp_path)[which]
+    done = run_piped(tmp_path, *args, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert wait not in done.stderr and wait not in done.stdout
+    assert "\x1b" not in done.stderr
+
+
+def test_make_set_reports_each_paper_then_each_step(tmp_path):
+    from quizforge.problemsets.make import make_set
+
+    told = []
+    make_set(EXAMPLES / "quiz1.toml", tmp_path / "s", variants=3, pdf=False,
+             progress=lambda step, done, total: told.append((step, done, total)))
+    assert told == [("drawing the papers", 0, 3), ("drawing the papers", 1, 3), ("drawing the papers", 2, 3),
+                    ("drawing the papers", 3, 3), ("writing the papers, keys and LMS exports", 0, None)]
+
 # --- grader output ---------------------------------------------------------
 
 def test_a_syntax_error_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
