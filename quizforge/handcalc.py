@@ -121,17 +121,9 @@ class AttentionSteps:
         }
 
 
-def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = False) -> AttentionSteps:
-    """Work through scaled dot-product attention for matrices small enough to do by hand.
-
-    Q: n_q × d_k, K: n_k × d_k, V: n_k × d_v (text is parsed with parse_matrix, named
-    --q/--k/--v in messages). With causal=True, queries are the last n_q of the n_k
-    positions (reference `causal_mask(n_q, n_k)`), so n_q must not exceed n_k.
-    """
-    import torch
-
-    from quizforge.reference.attention import causal_mask, scaled_dot_product_attention
-
+def check_attention_inputs(Q: MatrixLike, K: MatrixLike, V: MatrixLike,
+                           causal: bool = False) -> tuple[Matrix, Matrix, Matrix]:
+    """Q, K and V as matrices whose shapes fit together; torch-free, so bad input is refused at once."""
     q, k, v = as_matrix(Q, "--q"), as_matrix(K, "--k"), as_matrix(V, "--v")
     n_q, d_k, n_k = len(q), len(q[0]), len(k)
     if len(k[0]) != d_k:
@@ -142,6 +134,22 @@ def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = 
         raise InputError(
             f"--causal needs at most as many queries as keys: Q has {n_q} rows but K has {n_k}"
         )
+    return q, k, v
+
+
+def attention_steps(Q: MatrixLike, K: MatrixLike, V: MatrixLike, causal: bool = False) -> AttentionSteps:
+    """Work through scaled dot-product attention for matrices small enough to do by hand.
+
+    Q: n_q × d_k, K: n_k × d_k, V: n_k × d_v (text is parsed with parse_matrix, named
+    --q/--k/--v in messages). With causal=True, queries are the last n_q of the n_k
+    positions (reference `causal_mask(n_q, n_k)`), so n_q must not exceed n_k.
+    """
+    q, k, v = check_attention_inputs(Q, K, V, causal)
+    n_q, d_k, n_k = len(q), len(q[0]), len(k)
+
+    import torch
+
+    from quizforge.reference.attention import causal_mask, scaled_dot_product_attention
 
     scores = [[sum((a * b for a, b in zip(qi, kj)), Fraction(0)) for kj in k] for qi in q]
 
@@ -218,18 +226,22 @@ def _check_int(value: object, name: str, lo: int, hi: int) -> int:
     return value
 
 
+def check_pe_inputs(pos: int, d_model: int) -> tuple[int, int]:
+    """Torch-free, so bad input is refused at once."""
+    return _check_int(pos, "--pos", 0, MAX_PE_POS), _check_int(d_model, "--d-model", 1, MAX_PE_D_MODEL)
+
+
 def pe_vector(pos: int, d_model: int) -> PEVector:
     """The sinusoidal positional encoding of position `pos` with every angle shown.
 
     PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(same angle).
     0 ≤ pos ≤ 1,000,000 and 1 ≤ d_model ≤ 8192.
     """
+    pos, d_model = check_pe_inputs(pos, d_model)
     import torch
 
     from quizforge.reference.positional import sinusoidal_angles, sinusoidal_encoding
 
-    pos = _check_int(pos, "--pos", 0, MAX_PE_POS)
-    d_model = _check_int(d_model, "--d-model", 1, MAX_PE_D_MODEL)
     position = torch.tensor([pos])
     with single_thread():
         values = sinusoidal_encoding(position, d_model)[0].tolist()

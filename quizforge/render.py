@@ -53,7 +53,7 @@ def si(value: float, billions: str = "G") -> str:
     model sizes are quoted (6.74 B); FLOPs keep G."""
     for factor, suffix in ((1e15, "P"), (1e12, "T"), (1e9, billions), (1e6, "M"), (1e3, "k")):
         if abs(value) >= factor:
-            return f"{value / factor:,.2f} {suffix}"
+            return f"{_two_places(value / factor)} {suffix}"
     return f"{value:,.0f}"
 
 
@@ -61,8 +61,16 @@ def binary_bytes(value: int) -> str:
     """Bytes in binary units, as memory is quoted: 1.50 GiB."""
     for factor, suffix in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if value >= factor:
-            return f"{value / factor:,.2f} {suffix}"
+            return f"{_two_places(value / factor)} {suffix}"
     return f"{value} B"
+
+
+def _two_places(x: float) -> str:
+    """1,234.5 with 2 decimals, rounded half away from zero as the README says: 3.125 -> '3.13'
+    (format() rounds the binary value half to even, giving '3.12')."""
+    from quizforge.bank.rounding import round_half_away
+
+    return f"{round_half_away(x, 2):,.2f}"
 
 
 def _name(cfg: ModelConfig) -> str:

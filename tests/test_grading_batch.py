@@ -164,3 +164,37 @@ def test_force_grades_everything_again_and_a_terminal_shows_progress_with_an_eta
     child.expect("ETA")
     child.expect(r"3 graded \(0 from an earlier run\)")
     child.expect(pexpect.EOF)
+
+
+LOOPING_SOFTMAX = "def softmax(x, dim=-1):\n    while True:\n        pass\n"
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["one file", "batch"])
+def test_ctrl_c_clears_the_spinner_and_says_interrupted(tmp_path, batch):
+    import re
+
+    import pexpect
+
+    if not namespaces_available():
+        pytest.skip("needs the sandbox")
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ada.py").write_text(LOOPING_SOFTMAX)
+    out = tmp_path / "out"
+    target = ["--batch", str(folder), "-o", str(out)] if batch else [str(folder / "ada.py")]
+    child = pexpect.spawn(sys.executable, ["-m", "quizforge", "grade", *target, "--challenge", "softmax"],
+                          cwd=str(REPO), timeout=60, dimensions=(24, 200))
+    child.expect("grading softmax" if batch else "starting the sandbox")
+    time.sleep(1.5)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = child.before.decode("utf-8", "replace")
+    assert child.exitstatus == 130
+    said = ("interrupted: 0 submissions graded and kept in " + str(out / "results") if batch
+            else "interrupted: nothing was graded")
+    assert said in screen
+    # the spinner's (or the bar's) last drawing is erased before the line is said
+    before = screen[:screen.index("interrupted:")]
+    assert before.rstrip("\r\n").endswith("\x1b[2K")
+    assert re.search(r"grading (ada|softmax)", screen[screen.index("interrupted:"):]) is None

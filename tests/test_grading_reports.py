@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from quizforge.grading.gradebook import csv_cell, gradebook_csv
-from quizforge.grading.item_analysis import analyse, markdown, message_pattern
+from quizforge.grading.item_analysis import analyse, is_diagnosis, markdown, message_pattern
 from quizforge.grading.judge import SuiteResult
 from quizforge.grading.judge import TestResult as Case
 from quizforge.grading.similarity import fingerprint, similar_pairs, starter_source
@@ -78,3 +78,31 @@ def test_the_starter_every_student_got_is_not_evidence():
 def test_tiny_submissions_are_not_flagged_for_sharing_a_signature():
     stub = "def softmax(x, dim=-1):\n    return x.exp() / x.exp().sum(dim, keepdim=True)\n"
     assert similar_pairs({"ada": stub, "bob": stub.replace("x", "y")}) == []
+
+
+def test_a_tie_names_the_diagnosis_rather_than_the_bare_exception():
+    raised = "softmax(float32[2, 3], dim=-1) raised NotImplementedError: not yet (line 4)"
+    overflow = "softmax(float32[2, 3], dim=-1) gives nan for logits of 1000: subtract the row max first"
+    graded = [("ada", suite(("test_large", "failed", 0, 2, raised))),
+              ("bo", suite(("test_large", "failed", 0, 2, overflow))),
+              ("cy", suite(("test_large", "failed", 0, 2, raised.replace("line 4", "line 9")))),
+              ("di", suite(("test_large", "failed", 0, 2, overflow.replace("1000", "900"))))]
+    failures = analyse(graded)[0]["common_failures"]
+    assert [f["message"] for f in failures] == [message_pattern(overflow), message_pattern(raised)]
+    assert [f["count"] for f in failures] == [2, 2]
+    assert "| 0% of 4 | softmax(float#\\[#, #\\], dim=#) gives nan for logits of #: subtract the row max first (2×) |" \
+        in markdown(analyse(graded), "softmax")
+    # more often wins over named, and a hint after the error is a diagnosis
+    assert analyse(graded[:3])[0]["common_failures"][0]["message"] == message_pattern(raised)
+    assert is_diagnosis(message_pattern(raised) + " — the softmax runs over the queries")
+
+
+def test_an_empty_class_folder_says_there_was_nothing_to_grade(run_quiz, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    (tmp_path / "class").mkdir()
+    code, out, err = run_quiz("grade", "--batch", str(tmp_path / "class"), "--challenge", "softmax")
+    assert code == 0, err
+    assert out.splitlines()[0] == f"nothing to grade: no submissions in {tmp_path / 'class'}"
+    assert "mean" not in out and "0 graded" not in out
+    analysis = (tmp_path / "class-grades" / "item_analysis.md").read_text()
+    assert analysis == "# Item analysis: softmax\n\nNothing was graded, so there is nothing to analyse.\n"

@@ -14,7 +14,7 @@ def _readme_commands() -> list[str]:
 def test_readme_has_the_two_fresh_machine_commands():
     main_job, tests = _readme_commands()[:2]
     for command in (main_job, tests):
-        # the pinned CPU torch must come before the package, or pip pulls CUDA wheels
+        # the pinned torch must come before the package, or pip resolves an unpinned one
         assert command.index("pip install torch==2.13.0") < command.index("pip install -e")
     assert main_job.endswith("&& quiz practice")   # the main job: a session on the built-in bank
     assert tests.endswith("python -m pytest")
@@ -24,6 +24,15 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = _readme_commands()[1]
     assert test_command in ci.splitlines()
+
+
+def test_readme_gives_the_cpu_only_line_and_ci_does_not_need_it():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    cpu_line = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    assert any(block.strip() == cpu_line for block in blocks)
+    assert "CUDA build" in readme and "nvidia-*" in readme   # says what plain PyPI installs
+    assert "download.pytorch.org" not in (ROOT / ".ci" / "run").read_text()
 
 
 def test_every_bench_the_readme_names_exists():

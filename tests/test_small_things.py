@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from quizforge.suggest import close_names
@@ -154,11 +157,12 @@ def test_a_damaged_history_is_copied_aside_once(tmp_path):
 
 # --- slow work shows progress --------------------------------------------------
 
-@pytest.mark.parametrize("args, step", [
-    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs"),
-    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache"),
+@pytest.mark.parametrize("args, step, result", [
+    (("calc", "flops", "gpt2", "--seq-len", "8"), "building gpt2 and counting FLOPs", "✓ "),
+    (("calc", "kv-cache", "gpt2", "--seq-len", "8"), "building gpt2 and filling its KV cache", "✓ "),
+    (("calc", "pe", "--pos", "3", "--d-model", "8"), "working PE(3, ·) for d_model=8", "cos(3.0000)"),
 ])
-def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
+def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step, result):
     pexpect = pytest.importorskip("pexpect")
     from practice_helpers import quiz_cmd, quiz_env
 
@@ -166,8 +170,9 @@ def test_slow_calculators_name_their_step_on_a_terminal(tmp_path, args, step):
     child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=60,
                           dimensions=(40, 160))
     try:
+        child.expect_exact("importing torch")
         child.expect_exact(step)
-        child.expect_exact("✓ ")
+        child.expect_exact(result)
         child.expect(pexpect.EOF)
     finally:
         child.close()
@@ -183,6 +188,72 @@ def test_piped_calculators_print_nothing_extra(tmp_path, args):
     assert done.returncode == 0 and done.stderr == ""
     assert "importing torch" not in done.stdout and "building" not in done.stdout
 
+
+
+# --- ask, explain, set make and set grade name their wait on a terminal, and only there -----------
+
+REPO_ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+EXAMPLES = REPO_ROOT / "examples"
+
+
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory):
+    from quizforge.problemsets.make import make_set
+
+    out = tmp_path_factory.mktemp("set") / "quiz1"
+    make_set(EXAMPLES / "quiz1.toml", out, roster=EXAMPLES / "roster.csv", pdf=False)
+    return out
+
+
+def _waits(small_set, tmp_path):
+    return {
+        "ask": (("ask", "attention.weight", "--seed", "3"), "drawing a question from attention.weight"),
+        "explain": (("explain", "attention.weight-0003"), "regenerating attention.weight-0003 and its worked solution"),
+        "set make": (("set", "make", str(EXAMPLES / "quiz1.toml"), "--variants", "4", "--no-pdf", "-o",
+                      str(tmp_path / "made")), "drawing the papers"),
+        "set grade": (("set", "grade", str(small_set), str(EXAMPLES / "responses.csv"), "-o", str(tmp_path / "g")),
+                      f"grading responses.csv against the set in {small_set}"),
+    }
+
+
+@pytest.mark.parametrize("which", ["ask", "explain", "set make", "set grade"])
+def test_slow_commands_name_their_wait_on_a_terminal(small_set, tmp_path, which):
+    pexpect = pytest.importorskip("pexpect")
+    from practice_helpers import quiz_cmd, quiz_env
+
+    args, wait = _waits(small_set, tmp_path)[which]
+    cmd = quiz_cmd(*args)
+    child = pexpect.spawn(cmd[0], cmd[1:], env=quiz_env(tmp_path), encoding="utf-8", timeout=90,
+                          dimensions=(40, 250))
+    try:
+        child.expect_exact(wait)
+        if which == "set make":
+            child.expect(r"[0-4]/4")   # the bar counts the papers
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("which", ["ask", "explain", "set make", "set grade"])
+def test_piped_slow_commands_print_nothing_extra(small_set, tmp_path, which):
+    from practice_helpers import run_quiz as run_piped
+
+    args, wait = _waits(small_set, tmp_path)[which]
+    done = run_piped(tmp_path, *args, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert wait not in done.stderr and wait not in done.stdout
+    assert "\x1b" not in done.stderr
+
+
+def test_make_set_reports_each_paper_then_each_step(tmp_path):
+    from quizforge.problemsets.make import make_set
+
+    told = []
+    make_set(EXAMPLES / "quiz1.toml", tmp_path / "s", variants=3, pdf=False,
+             progress=lambda step, done, total: told.append((step, done, total)))
+    assert told == [("drawing the papers", 0, 3), ("drawing the papers", 1, 3), ("drawing the papers", 2, 3),
+                    ("drawing the papers", 3, 3), ("writing the papers, keys and LMS exports", 0, None)]
 
 # --- grader output ---------------------------------------------------------
 
@@ -217,3 +288,78 @@ def test_calc_attention_labels_v_rows_v1_v2(run_quiz, monkeypatch):
     v_block = out[out.index("\nV\n"):out.index("Step 1")]
     assert [line.split() for line in v_block.splitlines() if line.strip().startswith(("v", "k"))] == [
         ["v1", "7", "8"], ["v2", "9", "10"]]
+
+
+# --- quiz calc: the spinner starts before torch is imported; bad sizes never wait for it ------
+
+CALC_PROBE = r"""
+import sys
+import quizforge.render
+from quizforge.cli import main
+
+class RecordingProgress:
+    def __init__(self, quiet=False):
+        pass
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        pass
+    def step(self, text):
+        heavy = [m for m in ("torch", "sympy") if m in sys.modules]
+        print("STEP", text, "|", ",".join(heavy) or "none", file=sys.stderr)
+
+quizforge.render.Progress = RecordingProgress
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    print("EXIT", exc.code, "|", ",".join(m for m in ("torch", "sympy") if m in sys.modules) or "none",
+          file=sys.stderr)
+"""
+
+
+def _calc_probe(*args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CALC_PROBE, "calc", *args], capture_output=True, text=True,
+                          timeout=120)
+    return [line for line in done.stderr.splitlines() if line.startswith(("STEP", "EXIT", "error"))]
+
+
+@pytest.mark.parametrize("args, second_step", [
+    (("flops", "gpt2", "--seq-len", "8", "--json"), "building gpt2 and counting FLOPs"),
+    (("pe", "--pos", "3", "--d-model", "8", "--json"), "working PE(3, ·) for d_model=8"),
+    (("attention", "--q", "[[1,0]]", "--k", "[[1,0]]", "--v", "[[2]]", "--json"), "working softmax(QKᵀ/√d_k)V"),
+])
+def test_calc_names_the_torch_import_before_it_starts(args, second_step):
+    lines = _calc_probe(*args)
+    assert lines[0] == "STEP importing torch | none"
+    assert lines[1].startswith(f"STEP {second_step} | torch")
+    assert lines[-1].startswith("EXIT 0 |")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("flops", "gpt2", "--seq-len", "0"), "error: --seq-len must be a positive integer, got 0"),
+    (("flops", "gpt2", "--seq-len", "8", "--batch", "-2"), "error: --batch must be a positive integer, got -2"),
+    (("flops", "gpt2", "--seq-len", "2000"), "error: --seq-len: 2000 tokens is longer than the model's context of 1024"),
+    (("flops", "gpt2", "--seq-len", "8", "--tgt-len", "4"),
+     "error: --tgt-len: a target length only applies to encoder-decoder models"),
+    (("kv-cache", "bert-base", "--seq-len", "8"), "error: bert-base does not decode autoregressively, so it has no KV cache"),
+    (("attention-memory", "gpt2", "--seq-len", "0"), "error: --seq-len must be a positive integer, got 0"),
+    (("pe", "--pos", "-1", "--d-model", "4"), "error: --pos: -1 is out of range (allowed 0..1,000,000)"),
+    (("attention", "--q", "[[1,0,0]]", "--k", "[[1,0]]", "--v", "[[1]]"),
+     "error: Q has d_k=3 columns but K has 2 (QKᵀ needs the same d_k)"),
+])
+def test_calc_refuses_bad_sizes_without_importing_torch(args, message):
+    assert _calc_probe(*args) == [message, "EXIT 2 | none"]
+
+
+def test_sizes_round_half_away_from_zero(run_quiz, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = run_quiz("calc", "kv-cache", "--arch", "gpt", "--d-model", "64", "--n-heads", "4", "--d-ff", "256",
+                            "--n-layers", "2", "--vocab", "100", "--max-len", "6400", "--seq-len", "6400",
+                            "--dtype", "bf16")
+    assert code == 0
+    assert "3,276,800 B = 3.13 MiB" in out      # 3.125 MiB exactly
+    assert "1,638,400 B = 1.56 MiB" in out      # 1.5625: the third decimal decides
+    from quizforge.render import binary_bytes, si
+
+    assert binary_bytes(int(1.125 * 2**30)) == "1.13 GiB" and binary_bytes(1023) == "1023 B"
+    assert si(1_125_000) == "1.13 M" and si(2_500_005_000_000, billions="B") == "2.50 T"

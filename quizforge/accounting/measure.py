@@ -27,6 +27,8 @@ from torch import Tensor, nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from quizforge.accounting.dynamo_free import without_dynamo_import
+from quizforge.accounting.queries import check_has_kv_cache
+from quizforge.accounting.queries import check_positions as _check_positions
 from quizforge.errors import InputError
 from quizforge.reference import build
 from quizforge.reference.attention import ScaledDotProductAttention
@@ -203,14 +205,6 @@ def check_activations_fit(cfg: ModelConfig, batch: int, seq_len: int, tgt_len: i
                          f"{device.type}; count it on the meta device", param="device")
 
 
-def _check_positions(cfg: ModelConfig, seq_len: int, tgt_len: int | None) -> None:
-    if cfg.is_model and cfg.positional in ("learned", "sinusoidal") and cfg.max_len:
-        longest = max(seq_len, tgt_len or 0)
-        if longest > cfg.max_len:
-            raise InputError(f"{longest} tokens is longer than the model's context of {cfg.max_len}",
-                             param="seq_len" if seq_len >= (tgt_len or 0) else "tgt_len")
-
-
 def _scalar_loss(out) -> Tensor:
     """Sum every tensor a model returns (BERT returns hidden states and the pooled vector)."""
     outputs = out if isinstance(out, tuple) else (out,)
@@ -308,8 +302,7 @@ def measure_kv_cache_bytes(cfg: ModelConfig, batch: int, seq_len: int, dtype: st
     (on one and two layers, extended to the full depth)."""
     if dtype not in DTYPES:
         raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPES)}")
-    if cfg.arch in ("bert", "encoder-layer", "mha", "ffn", "layernorm", "rmsnorm"):
-        raise InputError(f"{cfg.name or cfg.arch} does not decode autoregressively, so it has no KV cache")
+    check_has_kv_cache(cfg)
     _check_positions(cfg, seq_len, None)
     return per_layer(cfg, lambda probe: _filled_cache_bytes(probe, batch, seq_len, DTYPES[dtype]))
 

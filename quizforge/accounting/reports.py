@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from quizforge.accounting import formulas, measure
+from quizforge.accounting.queries import check_positive as _positive
+from quizforge.accounting.queries import check_sizes
 from quizforge.errors import InputError
 from quizforge.reference.config import ModelConfig
 
@@ -83,11 +85,7 @@ def params_report(cfg: ModelConfig, device: str = "meta") -> Report:
 
 def flops_report(cfg: ModelConfig, seq_len: int, batch: int = 1, tgt_len: int | None = None,
                  device: str = "meta") -> Report:
-    _positive(seq_len=seq_len, batch=batch)
-    if tgt_len is not None:
-        _positive(tgt_len=tgt_len)
-        if cfg.arch != "encoder-decoder":
-            raise InputError("a target length only applies to encoder-decoder models", param="tgt_len")
+    check_sizes(cfg, seq_len, batch, tgt_len)
     tgt = None if tgt_len == seq_len else tgt_len
     dev = measure.resolve_device(device)
     n_params = sum(measure.measure_params(cfg).values())  # every layer, instantiated on meta
@@ -186,9 +184,3 @@ def _check_memory_query(seq_len: int, batch: int, dtype: str, device: str) -> No
     _positive(seq_len=seq_len, batch=batch)
     if dtype not in DTYPE_BYTES:
         raise InputError(f"unknown dtype {dtype!r}; choose {', '.join(DTYPE_BYTES)}")
-
-
-def _positive(**values: int) -> None:
-    for name, value in values.items():
-        if not isinstance(value, int) or value <= 0:
-            raise InputError(f"--{name.replace('_', '-')} must be a positive integer, got {value}")

@@ -64,8 +64,11 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
       quiz ask params.projections-7f3a
     """
     from quizforge.bank.registry import draw
+    from quizforge.render import Progress
 
-    question = draw(selector, _seed(seed))
+    with Progress(quiet=as_json or as_markdown) as progress:  # a template may import torch: seconds
+        progress.step(f"drawing a question{f' from {selector}' if selector else ''}")
+        question = draw(selector, _seed(seed))
     if as_json:
         from quizforge.bank.export import question_json
 
@@ -94,8 +97,11 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
 def explain(question_id, as_json, as_markdown) -> None:
     """The worked solution of a question, regenerated from its ID."""
     from quizforge.bank.registry import question as lookup
+    from quizforge.render import Progress
 
-    question = lookup(question_id)
+    with Progress(quiet=as_json or as_markdown) as progress:  # regenerating it may import torch: seconds
+        progress.step(f"regenerating {question_id} and its worked solution")
+        question = lookup(question_id)
     if as_json:
         from quizforge.bank.export import question_json
 

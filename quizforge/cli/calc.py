@@ -104,19 +104,32 @@ def _required_flags(arch: str) -> list[str]:
     return needed
 
 
-def _measured(cfg, as_json: bool, what: str, make_report):
-    """Run a calculator's report, naming its steps on a terminal: these can take seconds
-    (a 175 B model is built on the meta device and run under a FLOP counter)."""
+def _with_torch(as_json: bool, what: str, work, needs_sympy: bool = False):
+    """Run work() after importing torch, naming each wait on a terminal: the import alone takes
+    seconds, and a 175 B model is then built on the meta device and run under a FLOP counter.
+    Arguments are checked before this, so bad input never waits for torch."""
     from quizforge.render import Progress
 
     with Progress(quiet=as_json) as progress:
         progress.step("importing torch")
         from quizforge.torch_import import import_torch
 
-        import_torch()  # the report imports it anyway; this names the wait, and Ctrl-C here exits cleanly
+        import_torch()  # the work imports it anyway; this names the wait, and Ctrl-C here exits cleanly
+        if needs_sympy:  # the closed forms: part of the same wait
+            import sympy  # noqa: F401
 
-        progress.step(f"building {cfg.name or cfg.arch} and {what}")
-        return make_report()
+        progress.step(what)
+        return work()
+
+
+def _measured(cfg, as_json: bool, what: str, make_report):
+    return _with_torch(as_json, f"building {cfg.name or cfg.arch} and {what}", make_report, needs_sympy=True)
+
+
+def _reports():
+    from quizforge.accounting import reports  # imports torch and sympy: only inside _with_torch
+
+    return reports
 
 
 def _show(report, as_json: bool, view: str) -> None:
@@ -159,9 +172,7 @@ def calc_params(preset, arch, device, as_json, **flags) -> None:
       quiz calc params --arch encoder-layer --d-model 512 --n-heads 8 --d-ff 2048
     """
     cfg = resolve_config(preset, arch, **flags)
-    from quizforge.accounting.reports import params_report
-
-    report = _measured(cfg, as_json, "counting its parameters", lambda: params_report(cfg, device))
+    report = _measured(cfg, as_json, "counting its parameters", lambda: _reports().params_report(cfg, device))
     _show(report, as_json, "params_view")
 
 
@@ -181,9 +192,11 @@ def calc_flops(preset, arch, device, as_json, seq_len, batch, tgt_len, **flags) 
       quiz calc flops --arch mha --d-model 512 --n-heads 8 --seq-len 128 --batch 4
     """
     cfg = resolve_config(preset, arch, **flags)
-    from quizforge.accounting.reports import flops_report
+    from quizforge.accounting.queries import check_sizes
 
-    report = _measured(cfg, as_json, "counting FLOPs", lambda: flops_report(cfg, seq_len, batch, tgt_len, device))
+    check_sizes(cfg, seq_len, batch, tgt_len)
+    report = _measured(cfg, as_json, "counting FLOPs",
+                       lambda: _reports().flops_report(cfg, seq_len, batch, tgt_len, device))
     _show(report, as_json, "flops_view")
 
 
@@ -202,9 +215,12 @@ def calc_kv_cache(preset, arch, device, as_json, seq_len, batch, dtype, **flags)
       quiz calc kv-cache gpt2 --seq-len 1024 --batch 1 --dtype fp32
     """
     cfg = resolve_config(preset, arch, **flags)
-    from quizforge.accounting.reports import kv_cache_report
+    from quizforge.accounting.queries import check_has_kv_cache, check_sizes
 
-    report = _measured(cfg, as_json, "filling its KV cache", lambda: kv_cache_report(cfg, seq_len, batch, dtype, device))
+    check_sizes(cfg, seq_len, batch)
+    check_has_kv_cache(cfg)
+    report = _measured(cfg, as_json, "filling its KV cache",
+                       lambda: _reports().kv_cache_report(cfg, seq_len, batch, dtype, device))
     _show(report, as_json, "kv_cache_view")
 
 
@@ -222,9 +238,11 @@ def calc_attention_memory(preset, arch, device, as_json, seq_len, batch, dtype, 
       quiz calc attention-memory gpt2 --seq-len 1024 --batch 8
     """
     cfg = resolve_config(preset, arch, **flags)
-    from quizforge.accounting.reports import attention_scores_report
+    from quizforge.accounting.queries import check_sizes
 
-    report = _measured(cfg, as_json, "counting attention scores", lambda: attention_scores_report(cfg, seq_len, batch, dtype, device))
+    check_sizes(cfg, seq_len, batch)
+    report = _measured(cfg, as_json, "counting attention scores",
+                       lambda: _reports().attention_scores_report(cfg, seq_len, batch, dtype, device))
     _show(report, as_json, "attention_memory_view")
 
 
@@ -243,12 +261,12 @@ def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
     Example:
       quiz calc attention --q '[[1,0],[0,1],[1,1]]' --k '[[1,0],[0,1],[1,1]]' --v '[[1,2],[3,4],[5,6]]' --causal
     """
+    from quizforge.handcalc import attention_steps, check_attention_inputs
     from quizforge.matrices import parse_matrix
 
     q, k, v = parse_matrix(q_text, "--q"), parse_matrix(k_text, "--k"), parse_matrix(v_text, "--v")
-    from quizforge.handcalc import attention_steps
-
-    steps = attention_steps(q, k, v, causal=causal)
+    check_attention_inputs(q, k, v, causal)
+    steps = _with_torch(as_json, "working softmax(QKᵀ/√d_k)V", lambda: attention_steps(q, k, v, causal=causal))
     if as_json:
         emit_json(steps.to_json())
         return
@@ -271,9 +289,10 @@ def calc_pe(pos, d_model, as_json) -> None:
     Example:
       quiz calc pe --pos 3 --d-model 8
     """
-    from quizforge.handcalc import pe_vector
+    from quizforge.handcalc import check_pe_inputs, pe_vector
 
-    pe = pe_vector(pos, d_model)
+    check_pe_inputs(pos, d_model)
+    pe = _with_torch(as_json, f"working PE({pos}, ·) for d_model={d_model}", lambda: pe_vector(pos, d_model))
     if as_json:
         emit_json(pe.to_json())
         return

@@ -97,6 +97,9 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None
+    except KeyboardInterrupt:
+        _say_stopped("nothing was graded")  # the spinner has been cleared by now
+        raise
     if output_format == "json":
         emit_json(results.gradescope(result, visibility or challenge.visibility))
     elif output_format == "junit":
@@ -134,14 +137,30 @@ def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force
             report = grade_batch(folder, challenge, out, **kwargs)
     except SandboxError as exc:
         raise click.ClickException(f"the batch stopped, nothing more was graded: {exc}") from None
+    except KeyboardInterrupt:  # the progress bar has been cleared by now
+        kept = len(list((out / "results").glob("*.json"))) if (out / "results").is_dir() else 0
+        _say_stopped(f"{kept} submission{'s' * (kept != 1)} graded and kept in {out / 'results'}; "
+                     "the same command grades the rest")
+        raise
     scores = [r.score for r in report.graded.values()]
     top = max((r.max_score for r in report.graded.values()), default=0)
-    mean = sum(scores) / len(scores) if scores else 0.0
-    console.print(f"{len(report.graded)} graded ({len(report.skipped)} from an earlier run), "
-                  f"{len(report.problems)} not gradable · mean {mean:.1f}/{top:g} · {report.seconds:.1f} s")
+    if not scores and not report.problems:
+        console.print(f"nothing to grade: no submissions in {folder}", markup=False, highlight=False)
+    else:
+        mean = f" · mean {sum(scores) / len(scores):.1f}/{top:g}" if scores else ""
+        console.print(f"{len(report.graded)} graded ({len(report.skipped)} from an earlier run), "
+                      f"{len(report.problems)} not gradable{mean} · {report.seconds:.1f} s")
     console.print(f"results in {out}: gradebook.csv, results/, item_analysis.md, similarity.md, problems.csv",
                   markup=False, highlight=False)
     _print_passed_over(console, report)
+
+
+def _say_stopped(what: str) -> None:
+    """One line on stderr after Ctrl-C (or SIGTERM), so the exit is not silent."""
+    from quizforge import cli as cli_module
+
+    word = "terminated" if cli_module._terminated else "interrupted"
+    click.echo(f"{word}: {what}", err=True)
 
 
 def _print_passed_over(console, report, shown: int = 10) -> None:

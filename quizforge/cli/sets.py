@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -33,7 +34,9 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
     if (roster is None) == (variants is None):
         raise click.UsageError("give either --roster CSV or --variants K")
     try:
-        made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf)
+        with _step_bar() as progress:
+            made = make_set(spec, out, roster=roster, variants=variants, force=force, pdf=not no_pdf,
+                            progress=progress)
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
     formats = "Markdown" if no_pdf else "Markdown and PDF"
@@ -50,6 +53,29 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                        "students share one, so neighbours can compare answers", err=True)
 
 
+@contextmanager
+def _step_bar():
+    """A progress bar on stderr while it is a terminal, told (step, done, total); total None is a
+    step that is not counted (the bar pulses). Piped: no bar, and the callback is None."""
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn
+    from rich.text import Text
+
+    class Count(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.completed:.0f}/{task.total:.0f}" if task.total else "")
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), Count(), console=console,
+                  transient=True) as bar:
+        task = bar.add_task("", total=None)
+        yield lambda step, done, total: bar.update(task, description=step, completed=done, total=total)
+
+
 @problem_set.command("grade", short_help="Grade the answers students handed back.")
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.argument("responses", type=click.Path(path_type=Path))
@@ -62,8 +88,11 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     Reads CSV, semicolon or tab files in UTF-8, UTF-16 or cp1252; a blank answer is not answered.
     Run it again (with --overrides) to regrade."""
     from quizforge.problemsets.responses import grade_responses
+    from quizforge.render import Progress
 
-    done = grade_responses(folder, responses, out or folder / "graded", overrides)
+    with Progress() as progress:
+        progress.step(f"grading {responses.name} against the set in {folder}")
+        done = grade_responses(folder, responses, out or folder / "graded", overrides)
     applied = f", {_plural(done['overrides'], 'override')} applied" if overrides is not None else ""
     click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, "
                f"{done['rejected']} rejected "

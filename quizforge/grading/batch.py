@@ -296,7 +296,7 @@ def write_reports(report: BatchReport, entries: list[Entry], challenge: Challeng
 
     graded = sorted(report.graded.items())
     gradebook.write_gradebook(report.out / "gradebook.csv", graded)
-    item_analysis.write_item_analysis(report.out, graded)
+    item_analysis.write_item_analysis(report.out, graded, report.challenge)
     texts = {e.student: decode_source(e.source) for e in entries if e.path is not None}
     similarity.write_similarity(report.out, texts, challenge)
     lines = ["student,problem"] + [f"{gradebook.csv_cell(s)},{gradebook.csv_cell(p)}"

@@ -27,22 +27,37 @@ def message_pattern(message: str) -> str:
     return _NUMBER.sub("#", " ".join(plain(message).split()))
 
 
+# checks.attempt's wording for a call that raised or died, with no hint naming the bug after it.
+_BARE_ERROR = re.compile(r"\) (raised|failed \(\w+\):) ")
+
+
+def is_diagnosis(pattern: str) -> bool:
+    """Whether a failure names the bug ("the softmax overflows …") rather than only reporting what
+    the submission raised (`softmax(…) raised NotImplementedError`)."""
+    return not _BARE_ERROR.search(pattern) or " — " in pattern
+
+
 def analyse(graded: list[tuple[str, SuiteResult]]) -> list[dict]:
     items = []
     for name in hidden_tests(graded):
         outcomes = [t for _, r in graded for t in r.tests if t.name == name]
         passed = sum(t.status == "passed" for t in outcomes)
         failures = Counter(message_pattern(t.message) for t in outcomes if t.status == "failed" and t.message)
+        # Ties go to a named diagnosis over a bare exception (sorted is stable: first seen next).
+        ranked = sorted(failures.items(), key=lambda pair: (-pair[1], not is_diagnosis(pair[0])))
         items.append({
             "test": name, "submissions": len(outcomes), "passed": passed,
             "pass_rate": round(passed / len(outcomes), 4) if outcomes else None,
-            "common_failures": [{"message": m, "count": c} for m, c in failures.most_common(TOP_MESSAGES)],
+            "common_failures": [{"message": m, "count": c} for m, c in ranked[:TOP_MESSAGES]],
         })
     return items
 
 
 def markdown(items: list[dict], challenge: str) -> str:
-    lines = [f"# Item analysis: {challenge}", "", "| test | pass rate | most common failure |", "|---|---:|---|"]
+    lines = [f"# Item analysis: {challenge}", ""]
+    if not items:
+        return "\n".join(lines + ["Nothing was graded, so there is nothing to analyse."]) + "\n"
+    lines += ["| test | pass rate | most common failure |", "|---|---:|---|"]
     for item in items:
         rate = "—" if item["pass_rate"] is None else f"{100 * item['pass_rate']:.0f}% of {item['submissions']}"
         top = item["common_failures"][0] if item["common_failures"] else None
@@ -51,9 +66,9 @@ def markdown(items: list[dict], challenge: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_item_analysis(out: Path, graded: list[tuple[str, SuiteResult]]) -> list[dict]:
+def write_item_analysis(out: Path, graded: list[tuple[str, SuiteResult]], challenge: str = "") -> list[dict]:
     items = analyse(graded)
-    challenge = graded[0][1].challenge if graded else ""
+    challenge = graded[0][1].challenge if graded else challenge
     write_atomically(out / "item_analysis.json", json.dumps(items, indent=2, ensure_ascii=False) + "\n")
     write_atomically(out / "item_analysis.md", markdown(items, challenge))
     return items

@@ -22,6 +22,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
@@ -35,8 +36,11 @@ class FolderNotEmpty(InputError):
 
 
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
-             force: bool = False, pdf: bool = True) -> dict:
-    """Make the set; returns a summary (students, questions, files)."""
+             force: bool = False, pdf: bool = True,
+             progress: Callable[[str, int, int | None], None] | None = None) -> dict:
+    """Make the set; returns a summary (students, questions, files). `progress(step, done, total)`
+    is told each paper drawn, then each later step (whose total is None: it is not counted)."""
+    report = progress or (lambda step, done, total: None)
     if (roster is None) == (variants is None):
         raise InputError("give either a roster or a number of variants")
     spec = load_spec(spec_path)
@@ -53,10 +57,14 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         # typst works in helper processes, each starting on its share of the class at once
         typesetting = typeset.Typesetting(spec, slots, staging) if pdf else None
         made, assigner = [], Assigner(spec, slots)
+        report("drawing the papers", 0, len(students))
         for share in typeset.Typesetting.shares(students):
-            made += [assigner.paper(s) for s in share]
+            for student in share:
+                made.append(assigner.paper(student))
+                report("drawing the papers", len(made), len(students))
             if typesetting is not None:
                 typesetting.add(made[-len(share):])
+        report("writing the papers, keys and LMS exports", 0, None)
         for p in made:
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
@@ -75,6 +83,7 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
                                 "questions": [q.id for q in p.questions]} for p in made]}
         (staging / "set.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
         if typesetting is not None:
+            report("typesetting the PDFs", 0, None)
             typesetting.wait()
         if out.exists():
             shutil.rmtree(out)
