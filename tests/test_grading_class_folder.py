@@ -31,9 +31,10 @@ HOSTILE_MESSAGE = ("\\x1bc\\x1b[2J\\x1b[10;10H\\x9b31m <img src=x onerror=alert(
 ESCAPES = f"import torch\n\n\ndef softmax(x, dim=-1):\n    raise ValueError(\"{HOSTILE_MESSAGE}\")\n"
 
 
-def _quiz(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def _quiz(*args: str, timeout: float = 300, columns: int | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS=str(columns)) if columns else None
     return subprocess.run([sys.executable, "-m", "quizforge", *args], capture_output=True, cwd=REPO,
-                          timeout=timeout)
+                          timeout=timeout, env=env)
 
 
 def _class_folder(folder: Path) -> None:
@@ -163,7 +164,8 @@ def test_reports_carry_no_escape_sequence_bidi_override_or_markup(batch):
 def test_the_terminal_table_shows_no_escape_sequence_or_bidi_override(tmp_path):
     path = tmp_path / "esc.py"
     path.write_text(ESCAPES)
-    done = _quiz("grade", str(path), "--challenge", "softmax")
+    # Wide enough that the message is one line of its cell, so the inert text reads in one piece.
+    done = _quiz("grade", str(path), "--challenge", "softmax", columns=250)
     _needs_sandbox(done)
     assert done.returncode == 0
     table = done.stdout.decode()
