@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Mapping
 
 from rich.console import Console, Group
@@ -32,7 +34,18 @@ class Progress:
 
     def __init__(self, quiet: bool = False) -> None:
         err = Console(stderr=True, highlight=False)
-        self._status = None if quiet or not err.is_terminal else err.status("", spinner="dots")
+        self._stream = None
+        self._status = None
+        if quiet or not err.is_terminal:
+            return
+        # Drawn on a copy of the terminal's fd: `quiz grade` runs pytest in this process, and
+        # pytest's capture points fd 2 elsewhere while each test runs, which hid every step.
+        try:
+            self._stream = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
+        except (AttributeError, OSError, ValueError):
+            self._stream = None
+        console = Console(file=self._stream, highlight=False) if self._stream is not None else err
+        self._status = console.status("", spinner="dots")
 
     def step(self, text: str) -> None:
         if self._status is not None:
@@ -46,6 +59,9 @@ class Progress:
     def __exit__(self, *exc) -> None:
         if self._status is not None:
             self._status.stop()
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
 
 def si(value: float, billions: str = "G") -> str:

@@ -38,3 +38,37 @@ def test_no_progress_when_the_submission_is_rejected_before_it_runs(tmp_path):
     result = grade(path, "softmax", progress=lambda n, total: calls.append((n, total)))
     assert result.score == 0 and result.output.startswith("syntax error")
     assert calls == []
+
+
+def test_the_spinner_names_the_hanging_test_on_a_terminal_while_it_hangs(tmp_path):
+    """pytest, run inside `quiz grade`, points fd 2 elsewhere while each test runs: the spinner
+    draws on its own copy of the terminal, so "test 1 of N" is on screen during test 1's
+    10-second hang, not only in the last moment."""
+    import os
+    import pty
+    import re
+    import sys
+    import time
+
+    if not namespaces_available():
+        return  # grading refuses without a sandbox; the refusal is tested elsewhere
+    path = write_submission(tmp_path, "def softmax(x, dim=-1):\n    while True:\n        pass\n")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, "-m", "quizforge", "grade", str(path), "--challenge", "softmax"])
+    started, first_test, text = time.monotonic(), None, b""
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        text += data
+        if first_test is None and re.search(rb"test 1 of \d+", text):
+            first_test = time.monotonic()
+    os.waitpid(pid, 0)
+    ended = time.monotonic()
+    assert first_test is not None, text[-2000:]
+    assert ended - first_test > 5, (first_test - started, ended - started)  # shown during the hang
+    assert b"total" in text  # and the result table came after
