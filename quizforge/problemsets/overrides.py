@@ -26,13 +26,13 @@ override and the field. Grading applies them on every run, so a regrade is runni
 
 from __future__ import annotations
 
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
+from quizforge.problemsets.spec import read_toml
 
 ACTIONS = ("accept", "drop", "award")
 FIELDS = ("question", "action", "student", "answer", "mistake", "reason")
@@ -65,14 +65,7 @@ class Applied:
 def load_overrides(path: Path, students: dict, question_of: Callable[[str], object]) -> list[Override]:
     """Read and check an overrides file against the set's students and questions."""
     name = path.name
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{name}: not valid TOML ({exc})") from None
+    data = read_toml(path)
     extra = sorted(set(data) - {"overrides"})
     if extra:
         raise InputError(f"{name}: unknown field {extra[0]!r} at the top level; write [[overrides]] tables")

@@ -45,18 +45,23 @@ def _fail(path: Path, where: str, problem: str) -> InputError:
     return InputError(f"{path.name}: {where}: {problem}")
 
 
-def load_spec(path: Path) -> SetSpec:
-    from quizforge.bank.registry import all_templates
-    from quizforge.bank.template import TOPICS
-
+def read_toml(path: Path) -> dict:
+    """An instructor's TOML file (a BOM allowed), or one InputError line naming what is wrong."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path.name}: not valid TOML ({exc})") from None
+
+
+def load_spec(path: Path) -> SetSpec:
+    from quizforge.bank.registry import all_templates
+    from quizforge.bank.template import TOPICS
+
+    data = read_toml(path)
     known = {"title", "instructions", "duration", "seed", "sections"}
     extra = sorted(set(data) - known)
     if extra:
