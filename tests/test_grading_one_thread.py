@@ -10,7 +10,6 @@ per attack checks the whole path, where either layer may refuse it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
