@@ -24,7 +24,8 @@
     return value;
   }
 
-  // 15 significant digits: what a double holds reliably, so 0.1+0.2 shows 0.3 and tan 45° is 1.
+  // Shown to 15 significant digits, one fewer than a double holds: the last bit of rounding error
+  // stays out of sight (0.1 + 0.2 shows 0.3, tan 45° shows 1) while the full value is kept.
   function tidy(value) {
     finite(value);
     var rounded = Number(value.toPrecision(15));
@@ -37,25 +38,25 @@
 
   function applyBinary(op, left, right) {
     switch (op) {
-      case "+": return tidy(left + right);
-      case "-": return tidy(left - right);
-      case "*": return tidy(left * right);
+      case "+": return finite(left + right);
+      case "-": return finite(left - right);
+      case "*": return finite(left * right);
       case "/":
         if (right === 0) throw new CalcError("division by zero");
-        return tidy(left / right);
+        return finite(left / right);
       case "mod":
         if (right === 0) throw new CalcError("mod by zero");
-        return tidy(left % right);
-      case "pow": return tidy(Math.pow(left, right));
+        return finite(left % right);
+      case "pow": return finite(Math.pow(left, right));
       case "yroot":   // x yroot y: the y-th root of x
         if (right === 0) throw new CalcError("zeroth root");
         if (left < 0 && Number.isInteger(right) && Math.abs(right) % 2 === 1) {
-          return tidy(-Math.pow(-left, 1 / right));
+          return finite(-Math.pow(-left, 1 / right));
         }
-        return tidy(Math.pow(left, 1 / right));
+        return finite(Math.pow(left, 1 / right));
       case "logyx":   // x logyx y: the logarithm of x to base y
         if (left <= 0 || right <= 0 || right === 1) throw new CalcError("log domain");
-        return tidy(Math.log(left) / Math.log(right));
+        return finite(Math.log(left) / Math.log(right));
     }
     throw new CalcError("unknown operator");
   }
@@ -70,7 +71,7 @@
   }
 
   function factorial(n) {
-    n = tidy(n);
+    n = tidy(n);   // 3 that arrived as 2.9999999999999996 is still 3
     if (!Number.isInteger(n) || n < 0) throw new CalcError("factorial of a non-integer or negative");
     if (n > LARGEST_FACTORIAL) throw new CalcError("factorial too large");
     var product = 1;
@@ -122,8 +123,7 @@
     } else {
       result = spec.apply(x);
     }
-    if (typeof result !== "number" || !isFinite(result)) throw new CalcError(spec.label + " out of its domain");
-    return tidy(result);
+    return finite(result, spec.label + " out of its domain");
   }
 
   function wrapLabel(label) {
@@ -223,8 +223,8 @@
       case "e": return this.setOperand(Math.E, "e");
       case "MR": return this.setOperand(this.memory, formatNumber(this.memory));
       case "MS": this.memory = this.currentValue(); return true;
-      case "M+": this.memory = tidy(this.memory + this.currentValue()); return true;
-      case "M-": this.memory = tidy(this.memory - this.currentValue()); return true;
+      case "M+": this.memory = finite(this.memory + this.currentValue()); return true;
+      case "M-": this.memory = finite(this.memory - this.currentValue()); return true;
       case "percent": return this.percent();
       case "(": return this.openParen();
       case ")": return this.closeParen();
@@ -281,7 +281,7 @@
       this.current.typing = text.charAt(at) === "-" ? text.slice(0, at) + text.slice(at + 1)
         : text.slice(0, at) + "-" + text.slice(at);
     } else {
-      var value = tidy(-this.current.value);
+      var value = -this.current.value;
       var plain = /^-?[0-9.]+(e[+-]?[0-9]+)?$/.test(this.current.label);
       this.current = { value: value, label: plain ? formatNumber(value) : "\u2212" + wrapLabel(this.current.label) };
     }
@@ -305,7 +305,7 @@
     var current = this.current;
     if (current.typing === undefined) return current;
     var text = current.typing.replace(/e-?$/, "");   // "1 Exp" with no exponent yet is 1
-    return { value: tidy(Number(text)), label: text };
+    return { value: finite(Number(text), "number too large"), label: text };
   };
 
   CalculatorEngine.prototype.currentValue = function () {
@@ -364,8 +364,7 @@
       while (start > 0 && this.tokens[start - 1].type !== "lparen") start--;
       value = evaluateTokens(this.tokens.slice(start, -1)) * x / 100;
     }
-    value = tidy(value);
-    this.current = { value: value, label: formatNumber(value) };
+    this.current = { value: finite(value), label: formatNumber(value) };
     return true;
   };
 
@@ -488,23 +487,29 @@
     popup.style.top = Math.min(Math.max(0, top), maxTop) + "px";
   }
 
+  // Pointer events cover mouse, pen and touch. The move and up listeners sit on the window only
+  // while a drag lasts, so a fast pointer that leaves the title bar still carries the pop-up.
   function enableDragging(handle) {
     var drag = null;
+    function move(event) {
+      if (event.pointerId === drag.pointer) keepInViewport(event.clientX - drag.dx, event.clientY - drag.dy);
+    }
+    function stop(event) {
+      if (event.pointerId !== drag.pointer) return;
+      drag = null;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", stop);
+      window.removeEventListener("pointercancel", stop);
+    }
     handle.addEventListener("pointerdown", function (event) {
-      if (event.button !== 0 || event.target.closest(".calc-close")) return;
+      if (drag || event.button !== 0 || event.target.closest(".calc-close")) return;
       var box = popup.getBoundingClientRect();
       drag = { pointer: event.pointerId, dx: event.clientX - box.left, dy: event.clientY - box.top };
-      handle.setPointerCapture(event.pointerId);
-      event.preventDefault();
+      window.addEventListener("pointermove", move);
+      window.addEventListener("pointerup", stop);
+      window.addEventListener("pointercancel", stop);
+      event.preventDefault();   // no text selection while dragging
     });
-    handle.addEventListener("pointermove", function (event) {
-      if (drag && event.pointerId === drag.pointer) keepInViewport(event.clientX - drag.dx, event.clientY - drag.dy);
-    });
-    function stop(event) {
-      if (drag && event.pointerId === drag.pointer) drag = null;
-    }
-    handle.addEventListener("pointerup", stop);
-    handle.addEventListener("pointercancel", stop);
   }
 
   function build() {
