@@ -35,10 +35,13 @@ def host_page() -> str:
     js = (STATIC / "calculator.js").read_text(encoding="utf-8")
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
 <style>{css}</style></head>
 <body>
 <form id="answer"><input id="nat" name="nat" value="1.5"><button type="submit">Save &amp; Next</button></form>
 <script>
+  // No 'unsafe-eval' above: were the calculator to reach for eval or Function, the page would throw.
+  try {{ window.evalBlocked = eval("false"); }} catch (e) {{ window.evalBlocked = e instanceof EvalError; }}
   window.submits = 0;
   window.pageKeys = [];
   document.getElementById("answer").addEventListener("submit", function (e) {{ e.preventDefault(); window.submits++; }});
@@ -213,8 +216,8 @@ def test_percent_alone_and_after_plus(page):
 def test_mod_has_the_precedence_of_times(page):
     press(page, "1", "7", "mod", "5", "=")
     assert display(page) == "2"
-    press(page, "C", "1", "+", "1", "7", "mod", "5", "=")
-    assert display(page) == "3"
+    press(page, "C", "1", "0", "+", "1", "7", "mod", "5", "=")
+    assert display(page) == "12"   # 10 + (17 mod 5), where left to right would give 2
 
 
 def test_exp_enters_a_power_of_ten(page):
@@ -317,10 +320,20 @@ def test_it_leaves_the_page_form_and_keyboard_alone(page):
     page.evaluate("GateCalculator.close(); GateCalculator.open()")
     page.keyboard.type("6*7")
     page.keyboard.press("Enter")
-    assert display(page) == "42"   # typed into the calculator itself, it calculates
+    assert display(page) == "42"
+    page.keyboard.type("^2")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("3=")
+    assert display(page) == "74088"   # typed into the calculator itself, it calculates
     assert page.evaluate("window.pageKeys") == []   # and the page's own key handlers never see it
     assert page.evaluate("window.submits") == 0
     assert page.input_value("#nat") == "1.57+"
+
+
+def test_it_runs_where_eval_is_forbidden(page):
+    assert page.evaluate("window.evalBlocked") is True
+    press(page, "(", "1", "+", "2", ")", "pow", "3", "=")
+    assert display(page) == "27"
 
 
 def test_dragging_the_title_bar_moves_it_and_the_viewport_holds_it(page):

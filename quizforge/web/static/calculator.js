@@ -449,7 +449,7 @@
 
   // Keys typed while the calculator has focus; nothing outside it is listened to.
   var KEYBOARD = {
-    "+": "+", "-": "-", "*": "*", "/": "/", "(": "(", ")": ")", "%": "percent", ".": ".",
+    "+": "+", "-": "-", "*": "*", "/": "/", "^": "pow", "(": "(", ")": ")", "%": "percent", ".": ".",
     "=": "=", Enter: "=", Backspace: "back", Delete: "C"
   };
 
