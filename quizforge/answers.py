@@ -939,9 +939,9 @@ def check_numeric(key: NumericKey, text: str,
     alternatives under the key's tolerance. Raises AnswerError when text is unreadable."""
     value = key.parse(text)
     correct = key.accepts(value)
-    if not correct:
-        _refuse_if_too_coarse(key, text, value)
     found = () if correct or alternatives is None else key.all_matches(value, alternatives)
+    if not correct and not found:     # a short form that is a modelled mistake is diagnosed, not refused
+        _refuse_if_too_coarse(key, text, value)
     return Checked(value, correct, found[0] if found else None, found[1:])
 
 

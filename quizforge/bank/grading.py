@@ -12,20 +12,24 @@ from typing import Any
 
 from quizforge import answers
 from quizforge.bank.mathtext import markdown_to_terminal
-from quizforge.bank.question import LETTERS, Misconception, Question
+from quizforge.bank.question import LETTERS, Misconception, Question, Unit
 
 
 def numeric_key(question: Question) -> answers.NumericKey:
     """The NAT key: a GATE range when decimal places are stated, else exact or relative."""
-    unit = question.unit
+    return key_for(question.answer, decimals=question.decimals, rel_tol=question.rel_tol, unit=question.unit)
+
+
+def key_for(answer: Any, *, decimals: int | None, rel_tol: float | None, unit: Unit | None) -> answers.NumericKey:
+    """The NAT key for a key value and how precisely it is asked (what `numeric_key` builds for a question)."""
     family = unit.family if unit is not None and unit.family != "none" else None
     scale = Fraction(unit.scale) if unit is not None else Fraction(1)
-    if question.decimals is not None:
-        key = answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
-    elif question.rel_tol:
-        key = answers.within_rel(question.answer, question.rel_tol, unit=family, scale=scale)
+    if decimals is not None:
+        key = answers.nat_range(answer, decimals, unit=family, scale=scale)
+    elif rel_tol:
+        key = answers.within_rel(answer, rel_tol, unit=family, scale=scale)
     else:
-        key = answers.exact(question.answer, unit=family, scale=scale)
+        key = answers.exact(answer, unit=family, scale=scale)
     return replace(key, names=unit.words) if unit is not None and unit.words else key
 
 

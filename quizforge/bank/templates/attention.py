@@ -130,7 +130,7 @@ def scaled_score(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, None) +
         f" What is entry $({i + 1}, {j + 1})$ of the scaled scores $QK^\\top/\\sqrt{{d_k}}$? Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis("no-sqrt-dk", raw), _mis("divided-by-d_k", raw / steps.d_k),
                         _mis("scores-transposed", steps.scaled[j][i])],
         solution=[Step("Dot product", f"$q_{{{i + 1}}} \\cdot k_{{{j + 1}}} = "
@@ -167,7 +167,7 @@ def attention_weight(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
         solution=[*_worked(steps, "weights"),
                   Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
@@ -195,7 +195,7 @@ def attention_output(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is entry $({i + 1}, {c + 1})$ of the output (row {i + 1} is query {i + 1}'s output)? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=mis,
         solution=[*_worked(steps, "output"),
                   Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
