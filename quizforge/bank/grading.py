@@ -59,11 +59,13 @@ class Verdict:
     given: str                    # the answer as it was read
     answer: str                   # the key, as shown
     accepted: str                 # what was accepted (a NAT range, or the letters)
+    read_as: str = ""             # NAT: the answer's value in the question's unit, as a decimal
 
     def to_json(self) -> dict:
         return {
             "id": self.question_id, "correct": self.correct, "marks": self.marks, "max_marks": self.max_marks,
             "feedback": self.feedback, "given": self.given, "answer": self.answer, "accepted": self.accepted,
+            **({"read_as": self.read_as} if self.read_as else {}),
             "misconception": None if self.misconception is None else
             {"tag": self.misconception.tag, "label": self.misconception.label},
         }
@@ -93,8 +95,21 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
         feedback = f"Not quite: {miss.feedback}."
     else:
         feedback = f"Incorrect: the answer is {answers.format_number(key.value, question.decimals)}."
+    if checked.raw_count and not checked.correct and question.unit is not None:
+        feedback += (f" The question asks for {question.unit.name}: {given} is "
+                     f"{_decimal_text(checked.value)} {question.unit.suffix}.")
     return Verdict(question.id, checked.correct, answers.gate_score("NAT", question.marks, checked.correct),
-                   question.marks, feedback, miss, given, _plain_answer(question), key.range_text())
+                   question.marks, feedback, miss, given, _plain_answer(question), key.range_text(),
+                   _decimal_text(checked.value))
+
+
+def _decimal_text(value: Any) -> str:
+    """A parsed answer in the question's unit as a decimal (0.4657, never 1,953,125/4,194,304)."""
+    exact = Fraction(value)
+    if exact.denominator == 1:
+        return answers.format_number(exact)
+    text = answers.format_number(float(value))
+    return text if "/" not in text else repr(float(value))
 
 
 def _grade_choice(question: Question, text: str) -> Verdict:

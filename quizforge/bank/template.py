@@ -225,6 +225,6 @@ def _statement_options(kind: str, statements: list[Statement], chain: SeedChain)
 
 def _answer_md(kind: str, draft: Draft, options: tuple[Option, ...]) -> str:
     if kind == "NAT":
-        unit = f" {draft.unit.name}" if draft.unit is not None and draft.unit.name else ""
+        unit = f" {draft.unit.suffix}" if draft.unit is not None and draft.unit.suffix else ""
         return f"{draft.fmt(draft.answer)}{unit}"
     return ", ".join(f"({LETTERS[i]}) {o.md}" for i, o in enumerate(options) if o.correct)

@@ -15,7 +15,7 @@ from quizforge.bank.template import Draft, template
 
 FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
 RATIO = Unit("", "none", 1, ("x", "times"))
-DAYS = Unit("days", "none", 1, ("days", "day"))
+DAYS = Unit("days", "time", 86400)       # 4.8 days, 4.8 d, 115.2 hours
 WIDTHS = ((512, 8), (768, 12), (1024, 16), (1280, 20), (2048, 16), (4096, 32))
 SEQ_LENS = (128, 256, 512, 1024, 2048, 4096)
 

@@ -363,7 +363,7 @@ _GPT3_ROWS = ("gpt3-small", "gpt3-medium", "gpt3-large", "gpt3-xl", "gpt3-2.7b",
 _GPT3_TABLE = {"gpt3-small": (12, 768, 12, 64), "gpt3-medium": (24, 1024, 16, 64), "gpt3-large": (24, 1536, 16, 96),
                "gpt3-xl": (24, 2048, 24, 128), "gpt3-2.7b": (32, 2560, 32, 80), "gpt3-6.7b": (32, 4096, 32, 128),
                "gpt3-13b": (40, 5140, 40, 128), "gpt3-175b": (96, 12288, 96, 128)}
-BILLIONS = Unit("billions", "count", 10**9, ("billions",))
+BILLIONS = Unit("billions", "count", 10**9, ("billions",), after_number="billion")
 
 
 def _table_note(name: str, cfg) -> str:
