@@ -209,11 +209,14 @@ def _plausible(value: Any) -> bool:
 
 
 def _statement_options(kind: str, statements: list[Statement], chain: SeedChain) -> tuple[Option, ...]:
-    """MCQ: one true and three false statements. MSQ: one to three true, the rest false."""
+    """MCQ: one true and three false statements. MSQ: one to four true, the rest false."""
     stream = chain.stream("statements")
     true = stream.shuffled([s for s in statements if s.true])
     false = stream.shuffled([s for s in statements if not s.true])
     n_true = 1 if kind == "MCQ" else stream.integer(1, min(3, len(true)))
+    # GATE's MSQs may have every option correct; about one in ten here (its own stream, so other seeds keep theirs).
+    if kind == "MSQ" and len(true) >= N_OPTIONS and chain.stream("all-correct").chance(1, 10):
+        n_true = N_OPTIONS
     picked = true[:n_true] + false[: N_OPTIONS - n_true]
     if len(picked) < N_OPTIONS:
         raise RuntimeError("not enough statements for four options")
