@@ -42,7 +42,7 @@ def test_each_plain_form_in_the_readme_is_accepted(qid, text):
 
 
 @pytest.mark.parametrize("text", ["4.8 days", "4.8day", "4.8days", "4.8 d", "115.2 hours", "115.2 h", "6912 min",
-                                  "414720 s", "4.8"])
+                                  "414720 s", "(4.8/7) weeks", "4.8"])
 def test_durations_convert_between_units_of_one_kind(text):
     verdict = check("flops.training_days-0007", text)          # 4.8 days
     assert verdict["answer"] == "4.8 days" and verdict["correct"] is True, (text, verdict)

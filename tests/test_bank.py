@@ -207,8 +207,8 @@ def test_stress_every_template_over_a_thousand_seeds(template):
         assert set(positions) == {0, 1, 2, 3}, (template.id, positions)
         assert max(positions.values()) < 0.4 * total, (template.id, positions)
     if template.kind == "MSQ":
-        # GATE allows every option correct: it happens, but a student cannot bet on it (issue 22).
-        assert 0.03 * len(STRESS_SEEDS) <= all_correct <= 0.2 * len(STRESS_SEEDS), (template.id, all_correct)
+        # GATE allows every option correct: about one MSQ in ten (the README), never a safe bet (issue 22).
+        assert 0.06 * len(STRESS_SEEDS) <= all_correct <= 0.15 * len(STRESS_SEEDS), (template.id, all_correct)
 
 
 # --- grading ------------------------------------------------------------------------------
