@@ -47,8 +47,9 @@ def test_no_modelled_mistake_falls_inside_the_accepted_range(template):
                 assert not key.accepts(typed), (q.id, m.tag, float(m.value), key.range_text())
             assert answers.format_number(m.value, q.decimals) != answers.format_number(q.answer, q.decimals), (q.id, m.tag)
             assert m.tag in listed or abs(float(m.value)) >= 1e30, (q.id, m.tag)   # kept, so feedback can name it
-    # Redrawing is the exception: the template's own variants are mostly fair as drawn.
-    assert redrawn <= 0.25 * len(SEEDS), (template.id, redrawn)
+    # Redrawing is the exception: most first draws are fair (sampling.top_k redraws most, about 24%:
+    # not renormalizing is close whenever the dropped tokens hold little probability).
+    assert redrawn <= 0.3 * len(SEEDS), (template.id, redrawn)
 
 
 # Seeds whose first draw let a mistake in (found by the check above before the fix).

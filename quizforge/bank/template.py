@@ -4,8 +4,9 @@ A template function receives its question's `SeedChain` and returns a `Draft`:
 the prompt, the computed answer, the named misconceptions with the values their
 wrong formulas give, and the worked solution. `Template.question(seed)` then does
 what every template shares: MCQ options from the key and the misconceptions
-(distinct beyond the grading tolerance), option order from its own stream, and
-the question ID.
+(distinct beyond the grading tolerance), option order from its own stream, the
+question ID, and for NAT a fresh draw whenever a modelled mistake would land inside
+the accepted range (`Template.draft`).
 """
 
 from __future__ import annotations
