@@ -32,7 +32,11 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   `names`: the words for the unit a question asks in ('days'), accepted once, at the
   very end, as that unit ('4.8 days'); with 'x' among them a trailing 'x' or '×' marks a
   ratio ('4x'). A short form too coarse for the accepted range and not in it ('1.05M'
-  where the exact count is asked) is refused with that reason (check_numeric).
+  where the exact count is asked) is refused with that reason (check_numeric), unless
+  the key states its decimal places (then every writing is judged by its value) or the
+  value is a modelled mistake (then it is named). In a count asked in millions or
+  billions, a bare number of at least one such unit is the count itself (25,224,192 is
+  25.224192 million; Checked.raw_count says so).
   `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
   number is read in that unit, a number with a unit is converted to it.
 
