@@ -102,3 +102,18 @@ def test_too_coarse_short_forms_are_refused_where_the_question_asks_for_exactnes
 def test_read_as_is_a_decimal_never_a_fraction():
     verdict = check("memory.kv_cache-0004", "500 MB")             # 500e6 / 2^30 GiB = 1,953,125/4,194,304
     assert verdict["read_as"] == "0.465661287308" and "/" not in json.dumps(verdict)
+
+
+def test_durations_in_the_parser_and_what_it_refuses():
+    from fractions import Fraction
+
+    from quizforge.answers import AnswerError, parse_number
+
+    day = 86400
+    assert parse_number("4.8 d", "time", scale=day) == Fraction(24, 5)
+    assert parse_number("1 w + 12 h", "time", scale=day) == Fraction(15, 2)
+    assert parse_number("90 min", "time", scale=3600) == Fraction(3, 2)
+    with pytest.raises(AnswerError, match="could not read 'm' at position 3 as a unit: give a duration"):
+        parse_number("5 m", "time", scale=day)           # minutes or months: not guessed
+    with pytest.raises(AnswerError, match="units 'GiB' are not expected here: give a duration"):
+        parse_number("4.8 GiB", "time", scale=day)
