@@ -25,12 +25,18 @@ Numbers (`parse_number`), exact `Fraction`s wherever possible:
   B/G 1e9, T 1e12, thousand, million, billion, trillion, lakh, crore; "bytes": B,
   byte(s), KB/kB MB GB TB PB (powers of 1000), KiB MiB GiB TiB PiB (powers of 1024),
   a bare number being bytes; "flops": FLOP, FLOPs, FLOPS with an optional prefix
-  k/K M G T P E (GFLOPs, 1.2 PFLOP), or a count multiplier (175B, 1.2P, 175B FLOPs).
+  k/K M G T P E (GFLOPs, 1.2 PFLOP), or a count multiplier (175B, 1.2P, 175B FLOPs);
+  "time": s, sec, min, h, hr, d, w and the words (seconds, minutes, hours, days, weeks),
+  a bare number being in the unit the question asks in.
   A unit scales the power/number just before it: '1 + 2K' is 2001, '2^30 B' 2^30.
   `names`: the words for the unit a question asks in ('days'), accepted once, at the
   very end, as that unit ('4.8 days'); with 'x' among them a trailing 'x' or '×' marks a
   ratio ('4x'). A short form too coarse for the accepted range and not in it ('1.05M'
-  where the exact count is asked) is refused with that reason (check_numeric).
+  where the exact count is asked) is refused with that reason (check_numeric), unless
+  the key states its decimal places (then every writing is judged by its value) or the
+  value is a modelled mistake (then it is named). In a count asked in millions or
+  billions, a bare number of at least one such unit is the count itself (25,224,192 is
+  25.224192 million; Checked.raw_count says so).
   `scale` is the size of the unit a question asks in (2**30 for "in GiB"): a bare
   number is read in that unit, a number with a unit is converted to it.
 
@@ -79,7 +85,7 @@ MAX_MAGNITUDE = Fraction(10) ** 30  # |every intermediate result| ≤ 1e30
 MAX_LITERAL_EXPONENT = 100         # |e| in 1e<e>
 MAX_BITS = 4096                    # numerator/denominator size of an exact power
 FLOAT_RTOL = 1e-12                 # exact keys vs values that went through floats
-UNIT_FAMILIES = (None, "count", "bytes", "flops")
+UNIT_FAMILIES = (None, "count", "bytes", "flops", "time")
 MODES = ("exact", "abs", "rel", "range")
 FUNCTIONS = ("sqrt", "ln", "log2", "log10", "exp")
 KINDS = ("MCQ", "MSQ", "NAT")
@@ -242,12 +248,17 @@ _BYTE_WORDS = {"byte": 1, "bytes": 1}
 _BIT_UNITS = {"b", "kb", "Kb", "Mb", "Gb", "Tb", "bit", "bits", "Kib", "Mib", "Gib"}
 _FLOP_PREFIXES = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 _FLOP_MULTIPLIERS = {**_COUNT_SUFFIXES, "P": 10**15, "E": 10**18}
+# Durations in seconds; 'm' alone is left out (minutes or months?).
+_TIME_UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60, "minute": 60,
+               "minutes": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+               "d": 86400, "day": 86400, "days": 86400, "w": 604800, "wk": 604800, "week": 604800, "weeks": 604800}
 
 _UNIT_HINTS = {
     None: "give a plain number",
     "count": "give a count such as 175B or 1.05M (suffixes K, M, B, T)",
     "bytes": "give bytes, e.g. 512 MB or 1.25 GiB (KB, MB, GB: powers of 1000; KiB, MiB, GiB: of 1024)",
     "flops": "give FLOPs, e.g. 1.2e15, 1.2 PFLOPs or 350 GFLOPs",
+    "time": "give a duration, e.g. 4.8 days, 115.2 hours or 4.8 d (s, min, h, d, weeks)",
 }
 
 
@@ -268,8 +279,12 @@ def _byte_unit(word: str) -> int | None:
     return _BYTE_UNITS.get(word) or _BYTE_WORDS.get(word.lower())
 
 
+def _time_unit(word: str) -> int | None:
+    return _TIME_UNITS.get(word.lower())
+
+
 def _is_unit(word: str) -> bool:
-    return (_count_unit(word) is not None or _byte_unit(word) is not None or _flop_unit(word) is not None
+    return (_count_unit(word) is not None or _time_unit(word) is not None or _byte_unit(word) is not None or _flop_unit(word) is not None
             or word in _FLOP_MULTIPLIERS or word in _BIT_UNITS or word.lower() in _BIT_UNITS)
 
 
@@ -528,6 +543,8 @@ class _Parser:
                 raise AnswerError(
                     f"{_show(word)} at position {tok.pos} would mean bits: give bytes, e.g. MB or MiB (capital B)"
                 )
+        elif family == "time":
+            found = _time_unit(word)
         elif family == "flops":
             found = _flop_unit(word)
             if found is None:
@@ -931,6 +948,7 @@ class Checked:
     correct: bool
     matched: str | None = None
     also: tuple[str, ...] = ()     # further alternatives the wrong answer equals just as well
+    raw_count: bool = False        # a bare count of ones, read in the question's unit (25,224,192 → 25.2 million)
 
 
 def check_numeric(key: NumericKey, text: str,
@@ -939,10 +957,25 @@ def check_numeric(key: NumericKey, text: str,
     alternatives under the key's tolerance. Raises AnswerError when text is unreadable."""
     value = key.parse(text)
     correct = key.accepts(value)
-    if not correct:
-        _refuse_if_too_coarse(key, text, value)
+    raw = None if correct else _as_raw_count(key, text, value)
+    if raw is not None:
+        value, correct = raw, key.accepts(raw)
     found = () if correct or alternatives is None else key.all_matches(value, alternatives)
-    return Checked(value, correct, found[0] if found else None, found[1:])
+    if not correct and not found:     # a short form that is a modelled mistake is diagnosed, not refused
+        _refuse_if_too_coarse(key, text, value)
+    return Checked(value, correct, found[0] if found else None, found[1:], raw is not None)
+
+
+def _as_raw_count(key: NumericKey, text: str, value: Number) -> Number | None:
+    """A bare number at least one whole unit's worth of ones, in a question that asks for a count
+    in millions or billions: the count itself (1.746e11 in billions is 174.6), else None."""
+    if key.unit != "count" or key.scale <= 1 or abs(value) < key.scale:
+        return None
+    try:
+        parse_number(text)               # no unit word in it: a plain number
+    except AnswerError:
+        return None
+    return value / key.scale if isinstance(value, Fraction) else value / float(key.scale)
 
 
 # A number written short: digits, then a power of ten (6.55e6, 6.55×10^6) and/or a scale word
@@ -968,8 +1001,8 @@ def _refuse_if_too_coarse(key: NumericKey, text: str, value: Number) -> None:
     marking it wrong. One rule for every short form; digits written out in full ('1050000')
     claim every digit and are always judged. The rule looks only at the range's width, never
     at the key, so in a mock it reveals nothing."""
-    if key.unit not in ("count", "flops"):
-        return
+    if key.unit not in ("count", "flops") or key.decimals is not None:
+        return      # a question that states its decimal places judges every writing by its value
     m = _SHORT_FORM.fullmatch(text)
     if m is None:
         return

@@ -594,12 +594,21 @@ def test_si_short_forms_are_accepted_when_precise_enough():
     (exact(174_604_259_328, unit="count"), "175B", "3 significant figures"),
     (within_rel(3.15e14, F(1, 100), unit="flops"), "0.3P FLOPs", "within 1.0%"),
     (within_rel(175 * 10**9, F(1, 1000), unit="count"), "0.2T", "1 significant figure"),
-    (nat_range(F(174_604_259_328, 10**9), 2, unit="count", scale=10**9), "175B", "more precision"),
 ])
 def test_too_coarse_short_forms_are_refused_with_the_reason(key, text, fragment):
     with pytest.raises(AnswerError) as e:
         check_numeric(key, text)
     assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_question_that_states_its_decimals_judges_every_writing_by_its_value():
+    """Issue 22: '175B' in a question asking for billions to 2 places is the bare '175' written with
+    the question's unit; both are judged by GATE's range (wrong), and '1.746e11' is 174.6 (right)."""
+    key = nat_range(F(174_604_259_328, 10**9), 2, unit="count", scale=10**9)
+    for text in ("175B", "175", "175 billion", "1.75e11"):
+        assert not check_numeric(key, text).correct, text
+    for text in ("174.6B", "174.6", "1.746e11", "174,604,259,328", "174.60 billion"):
+        assert check_numeric(key, text).correct, text
 
 
 @pytest.mark.parametrize("text", ["6.55M", "6.55e6", "6.55E+6", "655e4", "0.00655e9", "6.55 million", "6.55×10^6",

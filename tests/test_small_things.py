@@ -367,7 +367,7 @@ def test_sizes_round_half_away_from_zero(run_quiz, monkeypatch):
 
 def test_an_index_with_an_operator_reads_as_one_subscript(run_quiz):
     code, out, _ = run_quiz("ask", "flops.rnn_attention_counts-0001")
-    assert code == 0 and "W_h hₜ₋₁ + b" in out and "h_t-1" not in out
+    assert code == 0 and "Wₕ hₜ₋₁ + b" in out and "h_t-1" not in out
 
 
 def test_a_batch_of_one_is_said_plainly(run_quiz):

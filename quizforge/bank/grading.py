@@ -12,20 +12,24 @@ from typing import Any
 
 from quizforge import answers
 from quizforge.bank.mathtext import markdown_to_terminal
-from quizforge.bank.question import LETTERS, Misconception, Question
+from quizforge.bank.question import LETTERS, Misconception, Question, Unit
 
 
 def numeric_key(question: Question) -> answers.NumericKey:
     """The NAT key: a GATE range when decimal places are stated, else exact or relative."""
-    unit = question.unit
+    return key_for(question.answer, decimals=question.decimals, rel_tol=question.rel_tol, unit=question.unit)
+
+
+def key_for(answer: Any, *, decimals: int | None, rel_tol: float | None, unit: Unit | None) -> answers.NumericKey:
+    """The NAT key for a key value and how precisely it is asked (what `numeric_key` builds for a question)."""
     family = unit.family if unit is not None and unit.family != "none" else None
     scale = Fraction(unit.scale) if unit is not None else Fraction(1)
-    if question.decimals is not None:
-        key = answers.nat_range(question.answer, question.decimals, unit=family, scale=scale)
-    elif question.rel_tol:
-        key = answers.within_rel(question.answer, question.rel_tol, unit=family, scale=scale)
+    if decimals is not None:
+        key = answers.nat_range(answer, decimals, unit=family, scale=scale)
+    elif rel_tol:
+        key = answers.within_rel(answer, rel_tol, unit=family, scale=scale)
     else:
-        key = answers.exact(question.answer, unit=family, scale=scale)
+        key = answers.exact(answer, unit=family, scale=scale)
     return replace(key, names=unit.words) if unit is not None and unit.words else key
 
 
@@ -55,11 +59,13 @@ class Verdict:
     given: str                    # the answer as it was read
     answer: str                   # the key, as shown
     accepted: str                 # what was accepted (a NAT range, or the letters)
+    read_as: str = ""             # NAT: the answer's value in the question's unit, as a decimal
 
     def to_json(self) -> dict:
         return {
             "id": self.question_id, "correct": self.correct, "marks": self.marks, "max_marks": self.max_marks,
             "feedback": self.feedback, "given": self.given, "answer": self.answer, "accepted": self.accepted,
+            **({"read_as": self.read_as} if self.read_as else {}),
             "misconception": None if self.misconception is None else
             {"tag": self.misconception.tag, "label": self.misconception.label},
         }
@@ -89,8 +95,21 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
         feedback = f"Not quite: {miss.feedback}."
     else:
         feedback = f"Incorrect: the answer is {answers.format_number(key.value, question.decimals)}."
+    if checked.raw_count and not checked.correct and question.unit is not None:
+        feedback += (f" The question asks for {question.unit.name}: {given} is "
+                     f"{_decimal_text(checked.value)} {question.unit.suffix}.")
     return Verdict(question.id, checked.correct, answers.gate_score("NAT", question.marks, checked.correct),
-                   question.marks, feedback, miss, given, _plain_answer(question), key.range_text())
+                   question.marks, feedback, miss, given, _plain_answer(question), key.range_text(),
+                   _decimal_text(checked.value))
+
+
+def _decimal_text(value: Any) -> str:
+    """A parsed answer in the question's unit as a decimal (0.4657, never 1,953,125/4,194,304)."""
+    exact = Fraction(value)
+    if exact.denominator == 1:
+        return answers.format_number(exact)
+    text = answers.format_number(float(value))
+    return text if "/" not in text else repr(float(value))
 
 
 def _grade_choice(question: Question, text: str) -> Verdict:

@@ -11,23 +11,44 @@ import re
 _SUPER = str.maketrans("0123456789+-=()niTk", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀᵏ")
 _SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 
+_QUAD = "\x00"      # a space a \quad asks for: kept when stray spaces collapse
+
 _SYMBOLS = {
     r"\times": "×", r"\cdot": "·", r"\le": "≤", r"\ge": "≥", r"\leq": "≤", r"\geq": "≥",
     r"\approx": "≈", r"\neq": "≠", r"\in": "∈", r"\to": "→", r"\rightarrow": "→", r"\infty": "∞",
     r"\top": "ᵀ", r"\sum": "Σ", r"\prod": "Π", r"\alpha": "α", r"\beta": "β", r"\gamma": "γ",
     r"\sigma": "σ", r"\mu": "μ", r"\theta": "θ", r"\epsilon": "ε", r"\lambda": "λ", r"\pi": "π",
-    r"\ldots": "…", r"\dots": "…", r"\cdots": "⋯", r"\pm": "±", r"\quad": "  ", r"\qquad": "    ",
+    r"\ldots": "…", r"\dots": "…", r"\cdots": "⋯", r"\pm": "±", r"\quad": _QUAD * 2, r"\qquad": _QUAD * 4,
     r"\,": " ", r"\;": " ", r"\!": "", r"\{": "{", r"\}": "}", r"\%": "%", r"\log": "log",
     r"\ln": "ln", r"\exp": "exp", r"\sin": "sin", r"\cos": "cos", r"\max": "max", r"\min": "min",
     r"\mid": "|", r"\lfloor": "⌊", r"\rfloor": "⌋", r"\lceil": "⌈", r"\rceil": "⌉",
     r"\propto": "∝", r"\ll": "≪", r"\gg": "≫", r"\sim": "~", r"\left": "", r"\right": "", r"\Rightarrow": "⇒", r"\implies": "⇒", r"\odot": "⊙",
 }
+# Every Greek letter, so no command name ('omega', 'phi') is ever spelled out in a terminal.
+_GREEK = dict(zip(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi omicron pi "
+    "varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+    "Upsilon Phi Psi Omega".split(),
+    "αβγδεεζηθϑικλμνξοπϖρϱσςτυφφχψωΓΔΘΛΞΠΣΥΦΨΩ"))
+_SYMBOLS.update({"\\" + name: letter for name, letter in _GREEK.items()})
+_SYMBOLS.update({f"\\{name}": name for name in ("tanh", "tan", "sinh", "cosh", "arg", "det", "dim", "lim", "sup",
+                                                 "inf", "softmax")})
+_ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303", "vec": "\u20d7"}   # combining marks: x̂
+_THIN_SPACES = (r"\,", r"\;", r"\:", r"\ ")
 _WRAPPERS = ("text", "mathrm", "operatorname", "mathbf", "mathit", "mathcal", "textrm", "boldsymbol", "mathbb")
 _BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}
 
 
+# Every command the renderer knows; any other would be spelled out as its bare name.
+COMMANDS = frozenset({*_SYMBOLS, *_THIN_SPACES, *(f"\\{w}" for w in _WRAPPERS),
+                      *(f"\\{w}" for w in _ACCENTS), r"\sqrt", r"\frac", r"\dfrac", r"\tfrac"})
+
+
 def _group(s: str, i: int) -> tuple[str, int]:
-    """The braced group or single token starting at s[i]; returns (content, next index)."""
+    """The braced group or single token starting at s[i] (after any spaces, as TeX reads
+    '\\hat x'); returns (content, next index)."""
+    while i < len(s) and s[i] == " ":
+        i += 1
     if i < len(s) and s[i] == "{":
         depth, j = 0, i
         while j < len(s):
@@ -72,9 +93,17 @@ def latex_to_unicode(s: str) -> str:
                 num, den = latex_to_unicode(num), latex_to_unicode(den)
                 wrap = lambda t: t if re.fullmatch(r"[\w.√ᵀ⁰¹²³⁴⁵⁶⁷⁸⁹]+", t) else f"({t})"  # noqa: E731
                 out.append(f"{wrap(num)}/{wrap(den)}")
+            elif word in _ACCENTS:
+                inner, i = _group(s, i)
+                inner = latex_to_unicode(inner)
+                out.append(inner + _ACCENTS[word] if len(inner) == 1 else f"{word}({inner})")
             elif word in _WRAPPERS:
                 inner, i = _group(s, i)
                 out.append(_BLACKBOARD.get(inner, inner) if word == "mathbb" else latex_to_unicode(inner))
+            elif name in _THIN_SPACES:
+                # one space between two words, none beside a space already there: 'ωᵢ pos', not 'ωᵢ  pos'
+                if out and not out[-1].endswith(" ") and i < len(s) and s[i] != " ":
+                    out.append(" ")
             elif name in _SYMBOLS:
                 out.append(_SYMBOLS[name])
             else:
@@ -85,17 +114,22 @@ def latex_to_unicode(s: str) -> str:
         elif ch == "_":
             inner, i = _group(s, i + 1)
             plain = latex_to_unicode(inner)
-            # Multi-letter names (d_model, d_ff) read better left as they are; an index with an
-            # operator (t-1) must read as one subscript, not as h_t minus 1.
+            # Digits and single letters as subscripts (a₄₂, ωᵢ, dₖ), and an index with an operator
+            # (hₜ₋₁ must not read as h_t minus 1); multi-letter names (d_model, d_ff) read better
+            # left as they are.
             operator = any(op in plain for op in "+-=")
-            out.append(_script(inner, _SUB, "_") if (len(plain) == 1 and plain.isdigit()) or operator
-                       else "_" + plain)
+            subscript = plain.isdigit() or (len(plain) == 1 and plain.isalpha()) or operator
+            if subscript and all(ord(ch) in _SUB for ch in plain):
+                out.append(plain.translate(_SUB))
+            else:
+                out.append(f"_({plain})" if operator else "_" + plain)
         elif ch in "{}":
             i += 1
         else:
             out.append(ch)
             i += 1
-    return "".join(out)
+    # TeX ignores spaces in math; only \quad's are meant ('Σ_k allowed', not 'Σ_k  allowed').
+    return re.sub(" {2,}", " ", "".join(out)).replace(_QUAD, " ")
 
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)

@@ -17,9 +17,14 @@ class Unit:
     """The unit a NAT answer is asked in: `scale` base units (bytes, FLOPs, …) per one of it."""
 
     name: str          # "GiB", "million", "days"
-    family: str        # unit family the answer parser accepts: "bytes", "count", "flops" or "none"
+    family: str        # unit family the answer parser accepts: "bytes", "count", "flops", "time" or "none"
     scale: Number = 1
     words: tuple[str, ...] = ()   # how people write this unit after a number: ("days", "day"); ("x",) for ratios
+    after_number: str = ""        # how it reads after a key, when not `name`: "174.60 billion", not "billions"
+
+    @property
+    def suffix(self) -> str:
+        return self.after_number or self.name
 
 
 @dataclass(frozen=True)

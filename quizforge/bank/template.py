@@ -4,8 +4,9 @@ A template function receives its question's `SeedChain` and returns a `Draft`:
 the prompt, the computed answer, the named misconceptions with the values their
 wrong formulas give, and the worked solution. `Template.question(seed)` then does
 what every template shares: MCQ options from the key and the misconceptions
-(distinct beyond the grading tolerance), option order from its own stream, and
-the question ID.
+(distinct beyond the grading tolerance), option order from its own stream, the
+question ID, and for NAT a fresh draw whenever a modelled mistake would land inside
+the accepted range (`Template.draft`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Draft:
 
     prompt: str
     answer: Any = None                                  # numeric key, or the correct MCQ text
+    exact: Any = None                                   # NAT: the true value before rounding (default: answer)
     misconceptions: list[Misconception] = field(default_factory=list)
     solution: list[Step] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
@@ -66,17 +68,38 @@ class Template:
     generate: Callable[[SeedChain], Draft] = field(compare=False, repr=False)
     light: bool = False       # generates without torch or sympy (fast first prompts)
 
-    def question(self, seed: int) -> Question:
+    def draft(self, seed: int) -> tuple[Draft, SeedChain]:
+        """What the template draws for `seed`, and the chain it drew from.
+
+        A NAT draw where a modelled mistake (one whose formula does not give the true value)
+        lands inside the accepted range is redrawn from a labelled child chain: a question
+        must tell the mistake apart from the answer. Seeds whose first draw is fair keep it.
+        """
         if not 0 <= seed <= 0xFFFF:
             raise InputError(f"seed {seed} is out of range (0..65535)")
         chain = question_chain(self.id, seed)
         draft = self.generate(chain)
+        for attempt in range(1, MAX_REDRAWS + 1):
+            if self.kind != "NAT" or not mistakes_inside_range(draft):
+                return draft, chain
+            chain = question_chain(self.id, seed).child(f"redraw-{attempt}")
+            draft = self.generate(chain)
+        if self.kind == "NAT" and mistakes_inside_range(draft):
+            raise RuntimeError(f"{self.id} seed {seed}: every draw lets a modelled mistake into the accepted range")
+        return draft, chain
+
+    def question(self, seed: int) -> Question:
+        return self.assemble(seed, *self.draft(seed))
+
+    def assemble(self, seed: int, draft: Draft, chain: SeedChain) -> Question:
+        """The question a draw makes: options, their order and the ID (`draft` is left as it is)."""
         qid = f"{self.id}-{seed:04x}"
+        misconceptions = draft.misconceptions
         if self.kind == "NAT":
             options: tuple[Option, ...] = ()
-            # A wrong formula that happens to give the key cannot be told apart from it.
-            draft.misconceptions = [m for m in draft.misconceptions
-                                    if m.value is not None and _plausible(m.value) and not _too_close(draft, m.value, draft.answer)]
+            # A wrong formula that gives the true value here is no mistake in this question.
+            misconceptions = [m for m in draft.misconceptions
+                              if m.value is not None and _plausible(m.value) and not gives_true_value(draft, m)]
         elif draft.statements:
             options = _statement_options(self.kind, draft.statements, chain)
         else:
@@ -87,9 +110,42 @@ class Template:
             difficulty=self.difficulty, title=self.title, prompt=draft.prompt, options=options,
             answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
-            misconceptions=tuple(draft.misconceptions), solution=tuple(draft.solution),
+            misconceptions=tuple(misconceptions), solution=tuple(draft.solution),
             hints=tuple(draft.hints), exhibits=tuple(draft.exhibits), verify=draft.verify,
         )
+
+
+MAX_REDRAWS = 40
+
+
+def gives_true_value(draft: Draft, mistake: Misconception) -> bool:
+    """Whether a modelled mistake's formula gives the true (unrounded) value for this draw,
+    as ignoring a mask does on a row the mask leaves alone."""
+    true = draft.exact if draft.exact is not None else draft.answer
+    if isinstance(mistake.value, str) or isinstance(true, str):
+        return mistake.value == true
+    a, b = float(mistake.value), float(true)
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
+
+
+def mistakes_inside_range(draft: Draft) -> list[Misconception]:
+    """The modelled mistakes of a NAT draw that its accepted range (or its printed key) takes."""
+    from fractions import Fraction
+
+    from quizforge import answers
+    from quizforge.bank.grading import key_for
+
+    key = key_for(draft.answer, decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit)
+    inside = []
+    for m in draft.misconceptions:
+        if m.value is None or not _plausible(m.value) or gives_true_value(draft, m):
+            continue
+        value = m.value if isinstance(m.value, float) else Fraction(m.value)
+        # Whoever makes the mistake types it to the decimals asked: that must be refused too.
+        typed = value if draft.decimals is None else answers.round_half_away(value, draft.decimals)
+        if key.accepts(value) or key.accepts(typed) or draft.fmt(m.value) == draft.fmt(draft.answer):
+            inside.append(m)
+    return inside
 
 
 REGISTRY: dict[str, Template] = {}
@@ -154,11 +210,14 @@ def _plausible(value: Any) -> bool:
 
 
 def _statement_options(kind: str, statements: list[Statement], chain: SeedChain) -> tuple[Option, ...]:
-    """MCQ: one true and three false statements. MSQ: one to three true, the rest false."""
+    """MCQ: one true and three false statements. MSQ: one to four true, the rest false."""
     stream = chain.stream("statements")
     true = stream.shuffled([s for s in statements if s.true])
     false = stream.shuffled([s for s in statements if not s.true])
     n_true = 1 if kind == "MCQ" else stream.integer(1, min(3, len(true)))
+    # GATE's MSQs may have every option correct; about one in ten here (its own stream, so other seeds keep theirs).
+    if kind == "MSQ" and len(true) >= N_OPTIONS and chain.stream("all-correct").chance(1, 10):
+        n_true = N_OPTIONS
     picked = true[:n_true] + false[: N_OPTIONS - n_true]
     if len(picked) < N_OPTIONS:
         raise RuntimeError("not enough statements for four options")
@@ -170,6 +229,6 @@ def _statement_options(kind: str, statements: list[Statement], chain: SeedChain)
 
 def _answer_md(kind: str, draft: Draft, options: tuple[Option, ...]) -> str:
     if kind == "NAT":
-        unit = f" {draft.unit.name}" if draft.unit is not None and draft.unit.name else ""
+        unit = f" {draft.unit.suffix}" if draft.unit is not None and draft.unit.suffix else ""
         return f"{draft.fmt(draft.answer)}{unit}"
     return ", ".join(f"({LETTERS[i]}) {o.md}" for i, o in enumerate(options) if o.correct)

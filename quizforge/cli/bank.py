@@ -121,11 +121,12 @@ def explain(question_id, as_json, as_markdown) -> None:
 
 
 # A negative number is an answer, not a flag: '-0.737' goes to ANSWER instead of "No such option".
+# ANSWER takes every word left, so `quiz check ID -- -0.737 --json` and `quiz check ID 6 553 600` both work.
 @cli.command(short_help="Grade one answer (GATE marking) and name the mistake behind it.",
              context_settings={"ignore_unknown_options": True})
 @click.argument("question_id")
-@click.argument("answer")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.argument("answer", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON (also after the answer, or after --).")
 def check(question_id, answer, as_json) -> None:
     """Grade one answer (GATE marking) and name the mistake behind a wrong one.
 
@@ -134,11 +135,16 @@ def check(question_id, answer, as_json) -> None:
       quiz check params.projections-7f3a '4*1280^2'
       quiz check dims.shapes-7f3a b
       quiz check positional.pe_value-0007 -0.737
+      quiz check positional.pe_value-0007 -- -0.737 --json
     """
     from quizforge.bank.grading import grade
     from quizforge.bank.registry import question as lookup
 
-    verdict = grade(lookup(question_id), answer)
+    words = [w for w in answer if w != "--json"]
+    as_json = as_json or len(words) < len(answer)
+    if not words:
+        raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
+    verdict = grade(lookup(question_id), " ".join(words))
     if as_json:
         emit_json(verdict.to_json())
         return

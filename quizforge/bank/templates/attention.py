@@ -130,7 +130,7 @@ def scaled_score(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, None) +
         f" What is entry $({i + 1}, {j + 1})$ of the scaled scores $QK^\\top/\\sqrt{{d_k}}$? Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis("no-sqrt-dk", raw), _mis("divided-by-d_k", raw / steps.d_k),
                         _mis("scores-transposed", steps.scaled[j][i])],
         solution=[Step("Dot product", f"$q_{{{i + 1}}} \\cdot k_{{{j + 1}}} = "
@@ -167,7 +167,7 @@ def attention_weight(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
         solution=[*_worked(steps, "weights"),
                   Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
@@ -176,14 +176,26 @@ def attention_weight(chain: SeedChain) -> Draft:
     )
 
 
+def _mixes_values(steps, V, row: int, col: int) -> bool:
+    """Whether output entry (row, col) averages at least two different values of V."""
+    return len({V[j][col] for j in range(len(V)) if not steps.masked[row][j]}) > 1
+
+
 @template("attention.output", topic="attention", kind="NAT", marks=2, difficulty=3, title="An attention output entry by hand")
 def attention_output(chain: SeedChain) -> Draft:
-    s, Q, K, V, causal, steps = _problem(chain)
-    i, c = s.integer(0, len(Q) - 1), s.integer(0, len(V[0]) - 1)
-    # An entry of 0.01 would let 0 into its range 0.00–0.02: ask one of at least 0.02 when there is one.
-    askable = [(r, k) for r in range(len(Q)) for k in range(len(V[0]))
-               if abs(rounded(steps.output[r][k], DECIMALS)) >= 2 * 10**-DECIMALS]
-    if askable and (i, c) not in askable:
+    problem = chain
+    for attempt in range(1, 100):
+        s, Q, K, V, causal, steps = _problem(problem)
+        i, c = s.integer(0, len(Q) - 1), s.integer(0, len(V[0]) - 1)
+        # An entry of 0.01 would let 0 into its range 0.00–0.02: ask one of at least 0.02.
+        # Nor an entry that is just a value: a row with one live key (causal row 1) copies a row of V,
+        # and a column whose live values are all equal averages to that value whatever the weights.
+        askable = [(r, k) for r in range(len(Q)) for k in range(len(V[0]))
+                   if abs(rounded(steps.output[r][k], DECIMALS)) >= 2 * 10**-DECIMALS and _mixes_values(steps, V, r, k)]
+        if askable:
+            break
+        problem = chain.child(f"mixed-values-{attempt}")     # V's rows all alike: new matrices
+    if (i, c) not in askable:
         i, c = s.choice(askable)
     value = steps.output[i][c]
     mis = []
@@ -195,7 +207,7 @@ def attention_output(chain: SeedChain) -> Draft:
     return Draft(
         prompt=_intro(Q, causal) + f" What is entry $({i + 1}, {c + 1})$ of the output (row {i + 1} is query {i + 1}'s output)? "
                f"Give it to {DECIMALS} decimal places.",
-        answer=rounded(value, DECIMALS), decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
+        answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
         misconceptions=mis,
         solution=[*_worked(steps, "output"),
                   Step("Answer", f"$$o_{{{i + 1}{c + 1}}} = \\sum_j a_{{{i + 1}j}} v_{{j{c + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],

@@ -53,11 +53,11 @@ def wavelength(chain: SeedChain) -> Draft:
                 "(the distance after which they repeat)")
         wrong = [
             Misconception("pe-no-2pi", "forgot the 2π", "a sinusoid of angular frequency ω repeats every 2π/ω positions",
-                          round_half_away(1 / omega, 1)),
+                          1 / omega),
             Misconception("pe-i-not-2i", "used i, not 2i, in the exponent", "the exponent is 2i/d_model",
-                          round_half_away(2 * math.pi * 10000 ** (i / d_model), 1)),
+                          2 * math.pi * 10000 ** (i / d_model)),
             Misconception("pe-frequency-for-wavelength", "gave the frequency", "the frequency is 1/wavelength",
-                          round_half_away(omega / (2 * math.pi), 1)),
+                          omega / (2 * math.pi)),
         ]
     else:
         j = s.integer(0, i - 1)
@@ -66,18 +66,18 @@ def wavelength(chain: SeedChain) -> Draft:
                 f"(pairs are dimensions $2i, 2i+1$)")
         wrong = [
             Misconception("pe-i-not-2i", "used i, not 2i, in the exponent", "the exponent is 2i/d_model",
-                          round_half_away(10000 ** ((i - j) / d_model), 1)),
+                          10000 ** ((i - j) / d_model)),
             Misconception("pe-ratio-inverted", "inverted the ratio", "higher pairs have longer wavelengths",
-                          round_half_away(10000 ** (-2 * (i - j) / d_model), 1)),
+                          10000 ** (-2 * (i - j) / d_model)),
             Misconception("pe-ratio-linear", "assumed wavelengths grow linearly", "they grow geometrically in i",
-                          round_half_away((i + 1) / (j + 1), 1)),
+                          (i + 1) / (j + 1)),
         ]
     key = round_half_away(exact, 1)
     return Draft(
         prompt=("The sinusoidal encoding uses $PE(pos, 2i) = \\sin(\\omega_i\\, pos)$ and $PE(pos, 2i+1) = "
                 f"\\cos(\\omega_i\\, pos)$ with $\\omega_i = 10000^{{-2i/d_{{model}}}}$ and $d_{{model}} = {d_model}$. "
                 f"What is {what}? Give it to 1 decimal place."),
-        answer=key, decimals=1, fmt=decimal(1), misconceptions=merge_coinciding([m for m in wrong if m.value], decimals=1),
+        answer=key, exact=exact, decimals=1, fmt=decimal(1), misconceptions=merge_coinciding([m for m in wrong if m.value], decimals=1),
         solution=[Step("Frequency", f"$$\\omega_{{{i}}} = 10000^{{-{2 * i}/{d_model}}} {equals(omega, 6)}$$"),
                   Step("Wavelength", f"$$\\lambda_{{{i}}} = 2\\pi / \\omega_{{{i}}} {equals(lam, 4)}$$"),
                   Step("Asked", f"$${equals(exact, 1)}$$"),
@@ -110,18 +110,18 @@ def relative_shift(chain: SeedChain) -> Draft:
     no_freq = (sin_a * math.cos(k) + cos_a * math.sin(k) if which == "sin" else cos_a * math.cos(k) - sin_a * math.sin(k))
     wrong = [
         Misconception("pe-rotate-backwards", "rotated the wrong way", "moving forward by k adds kω to the angle",
-                      round_half_away(backwards, 3)),
+                      backwards),
         Misconception("pe-shift-no-frequency", "rotated by k, not kω", "pair i turns by ω_i per position",
-                      round_half_away(no_freq, 3)) if i > 0 else None,
+                      no_freq) if i > 0 else None,
         Misconception("pe-add-encodings", "added PE(k) to PE(pos)", "PE is not linear in the position; the shift is a rotation",
-                      round_half_away((sin_a + math.sin(b)) if which == "sin" else (cos_a + math.cos(b)), 3)),
+                      (sin_a + math.sin(b)) if which == "sin" else (cos_a + math.cos(b))),
     ]
     return Draft(
         prompt=(f"With the sinusoidal encoding ($d_{{model}} = {d_model}$, $\\omega_i = 10000^{{-2i/d_{{model}}}}$), "
                 f"pair $i = {i}$ at some position $pos$ is $(PE(pos, {2 * i}), PE(pos, {2 * i + 1})) = ({sin_a:.4f}, {cos_a:.4f})$. "
                 f"Using only that PE(pos + k) is a rotation of PE(pos) by the angle $k\\,\\omega_i$, what is "
                 f"$PE(pos + {k}, {dim})$? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
+        answer=key, exact=value, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Angle of the shift", f"$$k\\,\\omega_{{{i}}} = {k} \\cdot {shown(omega, 6)} {equals(b, 6)}$$"),
                   Step("Rotation", "$\\sin(a + b) = \\sin a \\cos b + \\cos a \\sin b$, "
                                    "$\\cos(a + b) = \\cos a \\cos b - \\sin a \\sin b$: a fixed 2 × 2 rotation that "

@@ -15,7 +15,7 @@ from quizforge.bank.template import Draft, template
 
 FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
 RATIO = Unit("", "none", 1, ("x", "times"))
-DAYS = Unit("days", "none", 1, ("days", "day"))
+DAYS = Unit("days", "time", 86400)       # 4.8 days, 4.8 d, 115.2 hours
 WIDTHS = ((512, 8), (768, 12), (1024, 16), (1280, 20), (2048, 16), (4096, 32))
 SEQ_LENS = (128, 256, 512, 1024, 2048, 4096)
 
@@ -219,7 +219,7 @@ def rnn_vs_attention(chain: SeedChain) -> Draft:
         prompt=(f"Per layer, self-attention costs $\\mathcal{{O}}(n^2 \\cdot d)$ operations and a recurrent layer "
                 f"$\\mathcal{{O}}(n \\cdot d^2)$. Taking the constants as equal, with $n = {n}$ tokens and $d = {d}$, what is the "
                 "ratio of self-attention's cost to the recurrent layer's? Give it to 2 decimal places."),
-        answer=rounded(ratio, 2), decimals=2, unit=RATIO, misconceptions=[m for m in wrong if m.value < 1e7], fmt=decimal(2),
+        answer=rounded(ratio, 2), exact=ratio, decimals=2, unit=RATIO, misconceptions=[m for m in wrong if m.value < 1e7], fmt=decimal(2),
         solution=[Step("Ratio", f"$$\\frac{{n^2 d}}{{n d^2}} = \\frac{{n}}{{d}} = \\frac{{{n}}}{{{d}}} "
                                 f"{equals_sign(ratio, 2)} {fixed(ratio, 2)}$$"),
                   Step("Reading it", "self-attention is cheaper than a recurrent layer while $n < d$, "
@@ -257,7 +257,7 @@ def training_days(chain: SeedChain) -> Draft:
         prompt=(f"A {n_name}-parameter model is trained on {d_name} tokens using {count:,} {gpu} GPUs, each with a peak of "
                 f"{peak_tflops} TFLOP/s in bf16, at a model FLOPs utilization (MFU) of {mfu:.0%}. Using $6ND$ for the training "
                 f"compute, how many days does training take? Give the answer to {places} {plural(places, 'decimal place')}."),
-        answer=rounded(days, places), decimals=places, unit=DAYS, misconceptions=wrong, fmt=decimal(places),
+        answer=rounded(days, places), exact=days, decimals=places, unit=DAYS, misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(flops)}$ FLOPs"),
                   Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} {sci_result(per_second)}$ FLOP/s"),
                   Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {fixed(seconds, 0)}\\,\\mathrm{{s}} "

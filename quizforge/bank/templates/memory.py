@@ -37,7 +37,7 @@ def attention_scores(chain: SeedChain) -> Draft:
         prompt=(f"A standard (not FlashAttention) implementation materializes the attention weights of one layer for a batch of "
                 f"$B = {B}$ {plural(B, 'sequence')} of $n = {n}$ tokens, with $h = {h}$ heads and $d_{{model}} = {d}$, stored in {dtype}. "
                 f"How much memory do those weights take, in MiB? Give the answer to {places} decimal places."),
-        answer=rounded(mib, places), decimals=places, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(places),
+        answer=rounded(mib, places), exact=mib, decimals=places, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Entries", f"$B \\cdot h \\cdot n^2 = {B} \\cdot {h} \\cdot {n}^2 = {tex_int(entries)}$"),
                   Step("Bytes", f"${tex_int(entries)} \\cdot {size} = {tex_int(entries * size)}$ bytes"),
                   Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {equals_sign(mib, places)} {fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
@@ -99,7 +99,7 @@ def kv_cache(chain: SeedChain) -> Draft:
         verify=measure,
         prompt=(f"**{cfg.name}** has $L = {cfg.n_layers}$ layers, $d_{{model}} = {cfg.d_model}$ and $h = {cfg.n_heads}$ heads of size "
                 f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with {batch_words(batch, ctx)}, how large is the KV cache in {dtype}, in GiB? Give the answer to {places} decimal places."),
-        answer=rounded(gib, places), decimals=places, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(places),
+        answer=rounded(gib, places), exact=gib, decimals=places, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(places),
         solution=[closed_form("Bytes", expr, values, total, lhs="M"),
                   Step("GiB", f"$${tex_int(total)} / 2^{{30}} {equals_sign(gib, places)} {fixed(gib, places)}\\,\\mathrm{{GiB}}$$")],
         hints=["K and V, for every layer, sequence, position and KV head.", "$2 L B n h_{kv} d_{head} \\times$ bytes",

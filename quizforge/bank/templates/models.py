@@ -7,12 +7,17 @@ template's `verify` counts `numel()` on the model instantiated on the meta devic
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from quizforge.bank.coinciding import merge_coinciding
-from quizforge.bank.question import Misconception, Step
+from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.rounding import equals, round_half_away
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import closed_form, decimal, integer, tex_int
 from quizforge.bank.template import Draft, template
+
+
+MILLIONS = Unit("millions", "count", 10**6, ("millions",), after_number="million")   # 25.2M, 25.2 million, 25,224,192
 
 
 def _count(cfg) -> int:
@@ -117,9 +122,9 @@ def transformer_paper(chain: SeedChain) -> Draft:
                 "sinusoidal positions (no parameters). Assume, as the paper does, one embedding matrix shared by the encoder "
                 f"input, the decoder input and the pre-softmax projection, over a vocabulary of $V = {tex_int(V)}$ BPE tokens, "
                 f"and biases on every linear map and LayerNorm. {_ASKS[ask]}, in millions? Give it to 1 decimal place."),
-        answer=millions(key), decimals=1, fmt=decimal(1),
+        answer=millions(key), exact=Fraction(key, 10**6), decimals=1, fmt=decimal(1), unit=MILLIONS,
         verify=lambda: millions(_measured_total(cfg)() if ask == "total" else _measured_part(cfg, ask)()),
-        misconceptions=merge_coinciding([Misconception(m.tag, m.label, m.feedback, millions(m.value)) for m in wrong],
+        misconceptions=merge_coinciding([Misconception(m.tag, m.label, m.feedback, Fraction(m.value, 10**6)) for m in wrong],
                                         decimals=1),
         solution=[
             Step("Encoder layer", f"attention $4d^2 + 4d$, FFN $2 d\\,d_{{ff}} + d_{{ff}} + d$, two LayerNorms $4d$: "

@@ -54,29 +54,29 @@ def layernorm(chain: SeedChain) -> Draft:
     if ask == "mean":
         what, wrong = "the mean $\\mu$", [
             Misconception("ln-mean-of-squares", "averaged the squares", "the mean averages the entries themselves",
-                          round_half_away(sum(v * v for v in x) / d, 2)),
+                          sum(v * v for v in x) / d),
             Misconception("ln-divided-by-d-minus-1", "divided by d − 1", "the mean divides the sum by d",
-                          round_half_away(sum(x) / (d - 1), 2)),
+                          sum(x) / (d - 1)),
         ]
     elif ask == "variance":
         what, wrong = "the variance $\\sigma^2$ that LayerNorm uses", [
             Misconception("ln-unbiased-variance", "used the unbiased variance", "LayerNorm divides by d, not d − 1",
-                          round_half_away(unbiased, 2)),
+                          unbiased),
             Misconception("ln-std-for-variance", "gave the standard deviation", "σ² is the square of σ",
-                          round_half_away(math.sqrt(var), 2)),
+                          math.sqrt(var)),
             Misconception("ln-no-centering", "forgot to subtract the mean", "the variance is of x − μ",
-                          round_half_away(sum(v * v for v in x) / d, 2)),
+                          sum(v * v for v in x) / d),
         ]
     else:
         what, wrong = f"the output entry $y_{{{j + 1}}}$", [
             Misconception("ln-forgot-affine", "forgot γ and β", "the normalized value is then scaled by γ and shifted by β",
-                          round_half_away(z, 2)) if (gamma, beta) != (1, 0) else None,
+                          z) if (gamma, beta) != (1, 0) else None,
             Misconception("ln-unbiased-variance", "used the unbiased variance", "LayerNorm divides by d, not d − 1",
-                          round_half_away(gamma * (x[j] - mean) / math.sqrt(unbiased) + beta, 2)),
+                          gamma * (x[j] - mean) / math.sqrt(unbiased) + beta),
             Misconception("ln-divided-by-variance", "divided by σ², not σ", "normalizing divides by the standard deviation",
-                          round_half_away(gamma * (x[j] - mean) / var + beta, 2)),
+                          gamma * (x[j] - mean) / var + beta),
             Misconception("ln-beta-before-gamma", "added β before scaling by γ", "y = γ·x̂ + β",
-                          round_half_away(gamma * (z + beta), 2)) if beta and gamma != 1 else None,
+                          gamma * (z + beta)) if beta and gamma != 1 else None,
         ]
     affine = f"$\\gamma = {gamma}$ and $\\beta = {beta}$ for every dimension"
     return Draft(
@@ -84,7 +84,7 @@ def layernorm(chain: SeedChain) -> Draft:
                 "$y = \\gamma \\cdot (x - \\mu)/\\sqrt{\\sigma^2 + \\epsilon} + \\beta$ with $\\mu$ and $\\sigma^2$ the mean and "
                 f"variance over the features (dividing by $d$), $\\epsilon = 0$, and {affine}. "
                 f"What is {what}? Give it to 2 decimal places."),
-        answer=key, decimals=2, fmt=decimal(2), misconceptions=merge_coinciding(wrong, decimals=2),
+        answer=key, exact={'mean': mean, 'variance': var, 'output': y}[ask], decimals=2, fmt=decimal(2), misconceptions=merge_coinciding(wrong, decimals=2),
         verify=lambda: round_half_away(_reference(x, gamma, beta, j, ask), 2),
         solution=[Step("Mean", f"$$\\mu = \\frac{{{' + '.join(map(str, x))}}}{{{d}}} {equals(mean, 4)}$$"),
                   Step("Variance", f"$$\\sigma^2 = \\frac{{1}}{{{d}}}\\sum_i (x_i - \\mu)^2 {equals(var, 4)}$$"),

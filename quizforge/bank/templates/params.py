@@ -363,7 +363,7 @@ _GPT3_ROWS = ("gpt3-small", "gpt3-medium", "gpt3-large", "gpt3-xl", "gpt3-2.7b",
 _GPT3_TABLE = {"gpt3-small": (12, 768, 12, 64), "gpt3-medium": (24, 1024, 16, 64), "gpt3-large": (24, 1536, 16, 96),
                "gpt3-xl": (24, 2048, 24, 128), "gpt3-2.7b": (32, 2560, 32, 80), "gpt3-6.7b": (32, 4096, 32, 128),
                "gpt3-13b": (40, 5140, 40, 128), "gpt3-175b": (96, 12288, 96, 128)}
-BILLIONS = Unit("billions", "count", 10**9, ("billions",))
+BILLIONS = Unit("billions", "count", 10**9, ("billions",), after_number="billion")
 
 
 def _table_note(name: str, cfg) -> str:
@@ -393,11 +393,11 @@ def gpt3_table(chain: SeedChain) -> Draft:
     approx = 12 * L * d * d
     wrong = [
         Misconception("12Ld2-only", "left out the embeddings", "that is 12·L·d² alone, without the token and position embeddings",
-                      rounded(Fraction(approx, 10**9), 2)),
+                      Fraction(approx, 10**9)),
         Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
-                      rounded(Fraction(4 * L * d * d, 10**9), 2)),
+                      Fraction(4 * L * d * d, 10**9)),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      rounded(Fraction(total - (L - 1) * _per_layer(cfg), 10**9), 2)),
+                      Fraction(total - (L - 1) * _per_layer(cfg), 10**9)),
     ]
     return Draft(
         prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {printed_d}$, "
@@ -405,7 +405,7 @@ def gpt3_table(chain: SeedChain) -> Draft:
                 f"a vocabulary of $V = {tex_int(cfg.vocab_size)}$ and a context of $n_{{ctx}} = {cfg.max_len}$ (learned positions, "
                 f"tied output head, biases and LayerNorms as in GPT-2).{_table_note(name, cfg)} "
                 "Count its parameters exactly, then give the total in billions to 2 decimal places."),
-        answer=rounded(billions, 2), decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
+        answer=rounded(billions, 2), exact=billions, decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
         unit=BILLIONS,
         solution=[Step("Rule of thumb", f"$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {tex_int(approx)}$"),
                   _formula_step("Exact count", cfg, "N"),

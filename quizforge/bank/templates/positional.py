@@ -38,7 +38,7 @@ def pe_value(chain: SeedChain) -> Draft:
         prompt=(f"With the sinusoidal positional encoding $PE(pos, 2i) = \\sin(pos / 10000^{{2i/d_{{model}}}})$ and "
                 f"$PE(pos, 2i+1) = \\cos(pos / 10000^{{2i/d_{{model}}}})$, $d_{{model}} = {d_model}$ and dimensions counted from 0, "
                 f"what is $PE({pos}, {j})$? Give it to 3 decimal places."),
-        answer=rounded(value, 3), decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m is not None],
+        answer=rounded(value, 3), exact=value, decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m is not None],
         solution=[Step("Pair index", f"$j = {j}$ is {'even' if j % 2 == 0 else 'odd'}: $2i = {2 * dim.i}$, so it uses "
                                      f"$\\{dim.function}$."),
                   Step("Angle", f"$${pos} / 10000^{{{2 * dim.i}/{d_model}}} = {fixed(dim.angle, 6)}$$ radians"),
@@ -72,7 +72,7 @@ def rope_angle(chain: SeedChain) -> Draft:
         prompt=(f"Rotary position embedding (RoPE) rotates pair $i$ (counted from 0) of a query or key at position $m$ by the angle "
                 f"$m\\,\\theta_i$ with $\\theta_i = 10000^{{-2i/d}}$. With head dimension $d = {d_head}$, what is the rotation angle, "
                 f"in radians, of pair $i = {i}$ at position $m = {m}$? Give it to 3 decimal places."),
-        answer=rounded(angle, 3), decimals=3, fmt=decimal(3), misconceptions=wrong,
+        answer=rounded(angle, 3), exact=angle, decimals=3, fmt=decimal(3), misconceptions=wrong,
         solution=[Step("Frequency", f"$$\\theta_{{{i}}} = 10000^{{-{2 * i}/{d_head}}} = {fixed(base ** (-2 * i / d_head), 6)}$$"),
                   Step("Angle", f"$$m\\,\\theta_{{{i}}} = {m} \\cdot {fixed(base ** (-2 * i / d_head), 6)} \\approx {fixed(angle, 6)} \\approx {fixed(angle, 3)}$$"),
                   Step("Why it works", "Rotating $q$ by $m\\theta$ and $k$ by $n\\theta$ makes $q \\cdot k$ depend only on $m - n$.")],

@@ -77,7 +77,8 @@ def rnn_attention_counts(chain: SeedChain) -> Draft:
         prompt=(f"Compare two layers of width $d = {d}$ on one sequence of $n = {n}$ tokens. (a) A recurrent layer "
                 "$h_t = \\tanh(W_x x_t + W_h h_{t-1} + b)$ with $W_x, W_h \\in \\mathbb{R}^{d \\times d}$ and one bias $b$. "
                 f"(b) Multi-head self-attention with $h = {h}$ heads: $W_Q, W_K, W_V, W_O$ are $d \\times d$ with biases. "
-                "Count a multiply-add as 2 FLOPs and ignore biases, tanh and softmax in FLOPs. "
+                "Count a multiply-add as 2 FLOPs and leave out of the FLOPs the biases, tanh, softmax and the "
+                "$1/\\sqrt{d_k}$ scaling (elementwise work, small next to the matrix products). "
                 f"How many {what}? Count exactly."),
         answer=key, fmt=integer, misconceptions=merge_coinciding(wrong),
         solution=[

@@ -48,17 +48,17 @@ def temperature(chain: SeedChain) -> Draft:
     key = round_half_away(p, 3)
     wrong = [
         Misconception("temp-ignored", "ignored the temperature", "the logits are divided by T before the softmax",
-                      round_half_away(_softmax(logits)[j], 3)),
+                      _softmax(logits)[j]),
         Misconception("temp-multiplied", "multiplied by T", "the logits are divided by T, not multiplied",
-                      round_half_away(_softmax([z * T for z in logits])[j], 3)),
+                      _softmax([z * T for z in logits])[j]),
         Misconception("temp-after-softmax", "raised the probabilities to 1/T without renormalizing",
-                      "after p^(1/T) the row must be normalized again", round_half_away(_softmax(logits)[j] ** (1 / T), 3)),
+                      "after p^(1/T) the row must be normalized again", _softmax(logits)[j] ** (1 / T)),
     ]
     exps = [math.exp(z / T) for z in logits]
     return Draft(
         prompt=(f"A language model's next-token logits over a vocabulary of {n} tokens are $({_fmt_logits(logits)})$. "
                 f"Sampling uses temperature $T = {T}$. What is the probability of token {j + 1}? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
+        answer=key, exact=p, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Scale", f"$z/T = ({', '.join(f'{z / T:.4g}' for z in logits)})$"),
                   Step("Softmax", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j] / T:.4g}}}}}{{\\sum_k e^{{z_k/T}}}} = "
                                   f"\\frac{{{shown(exps[j], 4)}}}{{{shown(sum(exps), 4)}}} {equals(p, 5)} {equals(p, 3)}$$"),
@@ -86,20 +86,20 @@ def top_k(chain: SeedChain) -> Draft:
     full = _softmax(logits, T)
     wrong = [
         Misconception("topk-not-renormalized", "did not renormalize", "after dropping tokens the kept probabilities "
-                      "are renormalized to sum to 1", round_half_away(full[j], 3)),
+                      "are renormalized to sum to 1", full[j]),
         Misconception("topk-no-temperature", "ignored the temperature", "the kept logits are divided by T",
-                      round_half_away(_softmax([logits[i] for i in kept])[kept.index(j)], 3)) if T != 1 else None,
+                      _softmax([logits[i] for i in kept])[kept.index(j)]) if T != 1 else None,
         Misconception("topk-kept-k-plus-one", "kept k + 1 tokens", "top-k keeps exactly the k largest logits",
-                      round_half_away(_softmax([logits[i] for i in sorted(order[:k + 1])], T)[sorted(order[:k + 1]).index(j)], 3)),
+                      _softmax([logits[i] for i in sorted(order[:k + 1])], T)[sorted(order[:k + 1]).index(j)]),
         Misconception("topk-uniform", "made the kept tokens equally likely", "top-k keeps the tokens' relative weights",
-                      round_half_away(1 / k, 3)),
+                      1 / k),
     ]
     temp = "" if T == 1 else f", then temperature $T = {T}$"
     return Draft(
         prompt=(f"Next-token logits over a vocabulary of {n} tokens are $({_fmt_logits(logits)})$ for tokens 1 to {n}. "
                 f"Sampling uses top-$k$ filtering with $k = {k}${temp}. What is the probability that token {j + 1} is "
                 "sampled? Give it to 3 decimal places."),
-        answer=key, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
+        answer=key, exact=p, decimals=3, fmt=decimal(3), misconceptions=merge_coinciding(wrong, decimals=3),
         solution=[Step("Keep the top k", f"the {k} largest logits belong to tokens "
                                          f"{', '.join(str(i + 1) for i in kept)}; the others become $-\\infty$"),
                   Step("Softmax over the kept", f"$$p_{{{j + 1}}} = \\frac{{e^{{{logits[j]:g}/{T:g}}}}}"

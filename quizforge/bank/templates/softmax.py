@@ -39,7 +39,7 @@ def dot_product_variance(chain: SeedChain) -> Draft:
         prompt=(f"The entries of a query $q$ and a key $k$ in $\\mathbb{{R}}^{{d_k}}$ with $d_k = {d_k}$ are independent random "
                 f"variables with mean 0 and variance $\\sigma^2 = {var}$. What is {what}? "
                 "Give it to 2 decimal places."),
-        answer=rounded(answer, 2), decimals=2, fmt=decimal(2),
+        answer=rounded(answer, 2), exact=answer, decimals=2, fmt=decimal(2),
         misconceptions=[m for m in wrong if m is not None],
         solution=[Step("One term", "$\\operatorname{Var}(q_i k_i) = E[q_i^2]E[k_i^2] = \\sigma^2 \\cdot \\sigma^2 = \\sigma^4$ "
                                    "(independent, mean 0)."),
@@ -77,7 +77,7 @@ def masked_weights(chain: SeedChain) -> Draft:
         prompt=(f"A row of attention logits is $({logit_text})$ over keys 1 to {n}. "
                 + ("Key " if len(masked) == 1 else "Keys ") + ", ".join(str(k + 1) for k in masked)
                 + (" is" if len(masked) == 1 else " are") + f" masked out. What is the softmax weight of key {j + 1}? Give it to 3 decimal places."),
-        answer=rounded(value, 3), decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m.value is not None],
+        answer=rounded(value, 3), exact=value, decimals=3, fmt=decimal(3), misconceptions=[m for m in wrong if m.value is not None],
         solution=[Step("Mask", "Masked logits become $-\\infty$, so $e^{-\\infty} = 0$: they drop out of the sum."),
                   Step("Normalize over the allowed keys",
                        f"$$\\frac{{e^{{{logits[j]}}}}}{{" + " + ".join(f"e^{{{logits[k]}}}" for k in live)
