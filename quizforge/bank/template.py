@@ -72,8 +72,13 @@ class Template:
         chain = question_chain(self.id, seed)
         draft = self.generate(chain)
         qid = f"{self.id}-{seed:04x}"
-        if self.kind == "NAT":
+        if self.kind == "NAT" and isinstance(draft.answer, tuple):
+            from quizforge.bank.matrix_answers import distinct_mistakes
+
             options: tuple[Option, ...] = ()
+            draft.misconceptions = distinct_mistakes(draft.answer, draft.decimals, draft.misconceptions)
+        elif self.kind == "NAT":
+            options = ()
             # A wrong formula that happens to give the key cannot be told apart from it.
             draft.misconceptions = [m for m in draft.misconceptions
                                     if m.value is not None and _plausible(m.value) and not _too_close(draft, m.value, draft.answer)]
