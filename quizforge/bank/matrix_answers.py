@@ -163,8 +163,8 @@ def accepted_text(question: Question) -> str:
     """What is accepted, in words (the per-entry ranges are the key's entries ± one step)."""
     if question.decimals:
         step = answers.format_number(Fraction(1, 10**question.decimals), question.decimals)
-        return f"every entry within ±{step} of the key's entry (GATE's range, entry by entry)"
-    return "every entry exactly as in the key"
+        return f"each entry within ±{step} of the key's entry"
+    return "each entry exactly as in the key"
 
 
 def grade(question: Question, text: str):
@@ -180,10 +180,10 @@ def grade(question: Question, text: str):
 def instruction(question: Question) -> str:
     """How to answer, as GATE would print it under the question."""
     rows, cols = shape_of(question.answer)
-    how = (f"each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
-           if question.decimals else "with exact entries")
+    how = (f", each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
+           if question.decimals else " with exact entries")
     infinity = " (write −∞ as -inf)" if uses_minus_infinity(question) else ""
-    return f"Enter the {rows}×{cols} matrix {how}{infinity}: one row per line, ';' between rows, or [[…], […]]."
+    return f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, or [[…], […]]."
 
 
 def bmatrix(rows: Sequence[Sequence[Entry]], decimals: int | None) -> str:

@@ -14,7 +14,7 @@ import math
 from quizforge.bank.matrix_answers import formatter, matches
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import decimal, matrix, rounded
+from quizforge.bank.steps import matrix, rounded
 from quizforge.bank.template import Draft, template
 from quizforge.bank.templates.attention import _exhibits, _ints, _intro, _softmax_rows, _transpose, _worked
 
@@ -198,8 +198,8 @@ def weights_matrix(chain: SeedChain) -> Draft:
         answer=key, decimals=DECIMALS, fmt=formatter(DECIMALS), misconceptions=mistakes,
         exhibits=_exhibits(Q, K, V),
         solution=[*_worked(steps, "weights"),
-                  matrix("A", key, decimal(DECIMALS), row_labels=_labels("q", n), col_labels=_labels("k", n),
-                         md=f"Each entry to {DECIMALS} decimal places; every row sums to 1.")],
+                  Step("Round", f"Each weight to {DECIMALS} decimal places gives the answer; every row sums to 1 "
+                                "before rounding.")],
         hints=["Scale, mask, then softmax along each row.", "$a_{ij} = e^{s_{ij}} / \\sum_{j'} e^{s_{ij'}}$",
                f"$QK^\\top/\\sqrt{{{steps.d_k}}}$ first, one row at a time"],
     )
@@ -217,8 +217,7 @@ def output_matrix(chain: SeedChain) -> Draft:
         answer=key, decimals=DECIMALS, fmt=formatter(DECIMALS), misconceptions=mistakes,
         exhibits=_exhibits(Q, K, V),
         solution=[*_worked(steps, "output"),
-                  matrix("O", key, decimal(DECIMALS), row_labels=_labels("q", n),
-                         md=f"Each entry to {DECIMALS} decimal places.")],
+                  Step("Round", f"Each entry of $O$ to {DECIMALS} decimal places gives the answer.")],
         hints=["Each output row is a weighted average of V's rows.", "$o_i = \\sum_j a_{ij} v_j$",
                "the weights first, one row at a time, then A·V"],
     )
