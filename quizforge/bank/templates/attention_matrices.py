@@ -99,7 +99,7 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                "may not.")
     rule = (f"Query $i$ sits at position $i + {offset}$ and sees the keys at positions $j \\le i + {offset}$."
             if offset else "Query $i$ sees keys $j \\le i$: itself and everything before it, never a later token.")
-    cells = [["-∞" if x == MINUS_INFINITY else str(x) for x in row] for row in key]
+    cells = [["−∞" if x == MINUS_INFINITY else str(x) for x in row] for row in key]
     return Draft(
         prompt=setting + ask,
         answer=key, decimals=None, fmt=formatter(None), misconceptions=mistakes,
