@@ -30,6 +30,7 @@ TOPICS = {
     "norms": "Normalization by hand",
     "sampling": "Sampling and decoding",
     "concepts": "Complexity and concepts",
+    "matrices": "Whole matrices by hand",
 }
 
 N_OPTIONS = 4

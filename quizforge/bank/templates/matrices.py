@@ -1,6 +1,7 @@
 """Whole matrices by hand: the causal mask written out, an attention-weights matrix, an output matrix.
 
-NAT questions whose answer is a matrix (graded entry by entry, bank.matrix_answers). The
+A topic of its own, so that drawing from `attention` (a drill, a problem-set section) asks
+what it asked before. NAT questions whose answer is a matrix (graded entry by entry, bank.matrix_answers). The
 mask comes from the reference `causal_mask`; the weights and the output from
 `quizforge.handcalc.attention_steps`, which runs the reference attention in float64.
 Each modelled mistake is the whole matrix that mistake gives; a draw where a mistake's
@@ -49,7 +50,7 @@ def _mask_mistake(tag: str, value, feedback: str = "") -> Misconception:
     return Misconception(tag, label, feedback or said, value)
 
 
-@template("attention.causal_mask", topic="attention", kind="NAT", marks=1, difficulty=1,
+@template("matrices.causal_mask", topic="matrices", kind="NAT", marks=1, difficulty=1,
           title="The causal mask written out")
 def causal_mask_matrix(chain: SeedChain) -> Draft:
     from quizforge.reference.attention import causal_mask
@@ -186,7 +187,7 @@ def _draw(chain: SeedChain, asks: str):
     raise RuntimeError("no draw tells every mistake apart")  # not reached for any seed (tested)
 
 
-@template("attention.weights_matrix", topic="attention", kind="NAT", marks=2, difficulty=2,
+@template("matrices.attention_weights", topic="matrices", kind="NAT", marks=2, difficulty=2,
           title="The attention-weights matrix by hand")
 def weights_matrix(chain: SeedChain) -> Draft:
     Q, K, V, steps, key, mistakes = _draw(chain, "weights")
@@ -205,7 +206,7 @@ def weights_matrix(chain: SeedChain) -> Draft:
     )
 
 
-@template("attention.output_matrix", topic="attention", kind="NAT", marks=2, difficulty=3,
+@template("matrices.attention_output", topic="matrices", kind="NAT", marks=2, difficulty=3,
           title="The attention output matrix by hand")
 def output_matrix(chain: SeedChain) -> Draft:
     Q, K, V, steps, key, mistakes = _draw(chain, "output")
