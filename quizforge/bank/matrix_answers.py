@@ -183,7 +183,7 @@ def instruction(question: Question) -> str:
     how = (f", each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
            if question.decimals else " with exact entries")
     infinity = " (write −∞ as -inf)" if uses_minus_infinity(question) else ""
-    return f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, or [[…], […]]."
+    return f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, or nested brackets as in [[1, 0], [1, 1]]."
 
 
 def bmatrix(rows: Sequence[Sequence[Entry]], decimals: int | None) -> str:

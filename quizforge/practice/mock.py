@@ -146,12 +146,19 @@ def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnsw
         "seconds": round(state.elapsed, 1), "per_topic": per_topic,
         "misconceptions": sorted(misconceptions.values(), key=lambda m: -m["count"]),
         "items": [{"id": m.question.id, "topic": m.question.topic, "kind": m.question.kind,
-                   "marks": m.question.marks, "answer": m.answer,
+                   "marks": m.question.marks, "answer": _answer_text(m),
                    "key": _key_text(m.question),
                    "correct": m.verdict.correct if m.verdict else None,
                    "earned": round(m.verdict.marks, 2) if m.verdict else 0.0,
                    "seconds": round(state.spent.get(m.index, 0.0), 1)} for m in marked],
     }, marked
+
+
+def _answer_text(marked: MarkedAnswer) -> str | None:
+    """The answer as typed; a matrix typed over several lines as the one line it was read as."""
+    if marked.verdict is not None and marked.question.is_matrix:
+        return marked.verdict.given
+    return marked.answer
 
 
 def _key_text(question) -> str:
