@@ -8,6 +8,7 @@ import io
 import json
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -331,3 +332,164 @@ def test_mock_takes_matrix_answers_and_its_report_shows_them_whole(tmp_path, wid
     for entry in ["1.00", "3.64", "3.45", "2.48"]:   # entries of the output's key, never split
         assert re.search(rf"(?<![\d.]){re.escape(entry)}(?!\d)", report), (entry, report)
     assert max(len(line.rstrip()) for line in report.splitlines()) <= width
+
+
+# --- problem sets: PDF, Moodle, GIFT, QTI 2.1, Canvas ---------------------------------------------
+
+SPEC = """title = "Matrices"
+duration = 20
+seed = 5
+
+[[sections]]
+name = "Whole matrices"
+topics = ["matrices"]
+count = 3
+"""
+
+
+@pytest.fixture(scope="module")
+def matrix_set(tmp_path_factory):
+    from quizforge.problemsets.make import make_set
+
+    folder = tmp_path_factory.mktemp("matrixset")
+    (folder / "spec.toml").write_text(SPEC, "utf-8")
+    (folder / "roster.csv").write_text("id,name\nS1,Asha\nS2,Bilal\n", "utf-8")
+    make_set(folder / "spec.toml", folder / "out", roster=folder / "roster.csv", pdf=True)
+    record = json.loads((folder / "out" / "set.json").read_text("utf-8"))
+    return folder / "out", {s["id"]: [question(i) for i in s["questions"]] for s in record["students"]}
+
+
+def _ranges(q) -> dict[str, tuple[str, str]]:
+    """Each entry's accepted range, from the key: the entry ± one step (exact: the entry itself)."""
+    out = {}
+    for r, row in enumerate(q.answer, 1):
+        for c, x in enumerate(row, 1):
+            if matrix_answers.is_minus_infinity(x):
+                out[f"r{r}c{c}"] = ("-inf", "-inf")
+            elif q.decimals:
+                step = Fraction(1, 10**q.decimals)
+                c_ = Fraction(str(x))
+                out[f"r{r}c{c}"] = (f"{float(c_ - step):.{q.decimals}f}", f"{float(c_ + step):.{q.decimals}f}")
+            else:
+                out[f"r{r}c{c}"] = (str(x), str(x))
+    return out
+
+
+def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
+    import pikepdf
+    pdfium = pytest.importorskip("pypdfium2")
+
+    out, papers = matrix_set
+    questions = papers["S1"]
+    assert {q.template for q in questions} == set(MATRIX_TEMPLATES)
+    paper = pdfium.PdfDocument(str(out / "papers" / "S1.pdf"))
+    text = " ".join(" ".join(p.get_textpage().get_text_range().split()) for p in paper)
+    assert text.count("Answer:") == 3
+    boxes = 0
+    for page in pikepdf.open(out / "papers" / "S1.pdf").pages:
+        for _, operator in pikepdf.parse_content_stream(page):
+            boxes += str(operator) in ("S", "s", "B", "b", "f")
+    assert boxes >= sum(len(q.answer) * len(q.answer[0]) for q in questions)
+    key = pdfium.PdfDocument(str(out / "keys" / "S1.pdf"))
+    key_text = " ".join(" ".join(p.get_textpage().get_text_range().split()) for p in key)
+    for q in questions:
+        assert q.id in key_text
+        for row in q.answer:
+            for x in row:
+                assert ("−∞" if matrix_answers.is_minus_infinity(x) else matrix_answers.entry_text(x, q.decimals)) \
+                    in key_text, (q.id, x)
+
+
+def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
+    import xml.etree.ElementTree as ET
+
+    from test_problemset_lms import moodle_accepts
+
+    out, papers = matrix_set
+    items = [i for i in ET.parse(out / "moodle.xml").getroot() if i.get("type") != "category"]
+    assert items and all(i.get("type") == "cloze" for i in items)
+    for item in items:
+        q = question(item.findtext("idnumber"))
+        fields = re.findall(r"\{1:(NUMERICAL|SHORTANSWER):([^}]*)\}", item.findtext("questiontext/text"))
+        ranges = list(_ranges(q).values())
+        assert len(fields) == len(ranges)
+        for (kind, body), (low, high) in zip(fields, ranges):
+            if kind == "SHORTANSWER":
+                assert low == "-inf" and "=-inf" in body and "=−∞" in body
+                continue
+            answer, tolerance = body[1:].split(":")
+            assert moodle_accepts(answer, tolerance, low) and moodle_accepts(answer, tolerance, high)
+            assert not moodle_accepts(answer, tolerance, str(Decimal(high) + Decimal("0.001")))
+            assert not moodle_accepts(answer, tolerance, str(Decimal(low) - Decimal("0.001")))
+    gift = (out / "quiz.gift").read_text("utf-8")
+    assert "::" not in gift and gift.count("// left out: a matrix answer needs one numeric field per entry") == len(items)
+    report = (out / "lms_report.md").read_text("utf-8")
+    assert "Matrix answers are Cloze questions with one numerical field per entry" in report
+    assert "Matrix answers are left out of quiz.gift" in report and "fill-in-multiple-blanks" in report
+
+
+@pytest.mark.filterwarnings("ignore:.* is deprecated, use:DeprecationWarning")   # pyslet's own old names
+def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    from test_problemset_lms import CP, _pyslet_item, _score, check_qti_xhtml
+
+    out, _ = matrix_set
+    archive = zipfile.ZipFile(out / "qti21.zip")
+    manifest = ET.fromstring(archive.read("imsmanifest.xml"))
+    checked = additive = 0
+    for resource in manifest.findall("cp:resources/cp:resource[@type='imsqti_item_xmlv2p1']", CP):
+        q = question(resource.findtext(".//lom:entry", namespaces=CP))
+        check_qti_xhtml(ET.fromstring(archive.read(resource.get("href"))))
+        item = _pyslet_item(archive.read(resource.get("href")))
+        ranges = {f"RESPONSE_{name}": ends for name, ends in _ranges(q).items()}
+        assert {d.identifier for d in item.ResponseDeclaration} == set(ranges)
+        full = (float(q.marks), float(q.marks))
+        for end in (0, 1):   # every entry at the low end of its range, then at the high end
+            values = {k: (v[end] if v[end] == "-inf" else float(v[end])) for k, v in ranges.items()}
+            assert _score(item, values) == full, q.id
+        finite = next(k for k, v in ranges.items() if v[0] != "-inf")
+        beyond = dict(values, **{finite: float(Decimal(ranges[finite][1]) + Decimal("0.001"))})
+        assert _score(item, beyond)[0] == 0                   # one entry out: nothing (GATE)
+        assert _score(item, {})[0] == 0
+        infinite = [k for k, v in ranges.items() if v[0] == "-inf"]
+        if infinite:
+            additive += 1
+            assert _score(item, dict(values, **{k: "−∞" for k in infinite})) == full
+            assert _score(item, dict(values, **{infinite[0]: "-1e9"}))[0] == 0
+        checked += 1
+    assert checked >= 3 and additive >= 1
+
+
+def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    from test_problemset_lms import C12
+
+    out, _ = matrix_set
+    archive = zipfile.ZipFile(out / "canvas_qti12.zip")
+    (quiz,) = [n for n in archive.namelist() if n.endswith(".xml") and "meta" not in n and "manifest" not in n]
+    items = list(ET.fromstring(archive.read(quiz)).iter(f"{{{C12['c']}}}item"))
+    assert items
+    for item in items:
+        fields = {f.findtext("c:fieldlabel", namespaces=C12): f.findtext("c:fieldentry", namespaces=C12)
+                  for f in item.iter(f"{{{C12['c']}}}qtimetadatafield")}
+        assert fields["question_type"] == "fill_in_multiple_blanks_question"
+        lids = item.findall(".//c:response_lid", C12)
+        text = item.findtext("c:presentation/c:material/c:mattext", namespaces=C12)
+        labels = {lab.get("ident"): lab.findtext(".//c:mattext", namespaces=C12)
+                  for lid in lids for lab in lid.iter(f"{{{C12['c']}}}response_label")}
+        scored = {e.text for e in item.iter(f"{{{C12['c']}}}varequal")}
+        assert scored == set(labels)
+        for lid in lids:
+            name = lid.get("ident").removeprefix("response_")
+            assert f"[{name}]" in text
+            accepted = {lab.findtext(".//c:mattext", namespaces=C12) for lab in lid.iter(f"{{{C12['c']}}}response_label")}
+            if "-inf" in accepted:
+                assert {"-∞", "−∞"} <= accepted
+                continue
+            low, high = Decimal(min(accepted, key=Decimal)), Decimal(max(accepted, key=Decimal))
+            assert high - low in (Decimal("0.02"), Decimal(0))
+            assert all(len(a.split(".")[-1]) <= 2 for a in accepted if "." in a)
