@@ -493,3 +493,23 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
             low, high = Decimal(min(accepted, key=Decimal)), Decimal(max(accepted, key=Decimal))
             assert high - low in (Decimal("0.02"), Decimal(0))
             assert all(len(a.split(".")[-1]) <= 2 for a in accepted if "." in a)
+
+
+def test_the_readme_sentences_on_matrix_answers_hold():
+    """The README's matrix sentences: the topic and its three templates, and every form it shows."""
+    from pathlib import Path
+
+    from quizforge.bank.registry import templates_for
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8").split())
+    assert "The topic `matrices` asks for whole matrices by hand" in readme
+    assert {t.id for t in templates_for("matrices")} == set(MATRIX_TEMPLATES)
+    sentence = readme[readme.index("A matrix answer is typed as"):]
+    sentence = sentence[:sentence.index("as for any NAT.")]
+    forms = re.findall(r"`([^`]+)`", sentence)
+    assert forms == ["[[1,0],[1,1]]", "1 0; 1 1", "-inf", "−∞"]
+    q = question("matrices.attention_weights-0003")        # a 2×2 key: [[1.00, 0.00], [0.11, 0.89]]
+    verdicts = [grade(q, text) for text in (forms[0], forms[1], "1 0\n1 1")]
+    assert {v.given for v in verdicts} == {"[[1, 0], [1, 1]]"}
+    assert all(v.feedback == verdicts[0].feedback and "(2, 1) and (2, 2)" in v.feedback for v in verdicts)
+    assert grade(q, "[[1, 0], [0.11, 0.89]]").correct
