@@ -513,3 +513,29 @@ def test_the_readme_sentences_on_matrix_answers_hold():
     assert {v.given for v in verdicts} == {"[[1, 0], [1, 1]]"}
     assert all(v.feedback == verdicts[0].feedback and "(2, 1) and (2, 2)" in v.feedback for v in verdicts)
     assert grade(q, "[[1, 0], [0.11, 0.89]]").correct
+
+
+def test_set_grade_marks_matrix_answers_and_rejects_a_misshapen_one(run_quiz, matrix_set, tmp_path):
+    import csv
+
+    out, papers = matrix_set
+    s1, s2 = papers["S1"], papers["S2"]
+    mistake = s2[0].misconceptions[0]
+    rows = [("student", "question", "answer")]
+    rows += [("S1", n, q.answer_md) for n, q in enumerate(s1, 1)]                  # all right
+    rows += [("S2", 1, matrix_answers.matrix_text(mistake.value, s2[0].decimals)),  # a modelled mistake
+             ("S2", 2, "1 2; 3 4; 5 6; 7 8; 9 10; 11 12; 13 14; 15 16; 17 18"),   # no key here is 9×2
+             ("S2", 3, "\n".join(" ".join(matrix_answers.entry_text(x, s2[2].decimals) for x in row)
+                                 for row in s2[2].answer))]                        # right, a row per line
+    with (tmp_path / "responses.csv").open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    code, text, err = run_quiz("set", "grade", str(out), str(tmp_path / "responses.csv"), "-o", str(tmp_path / "g"))
+    assert code == 0, err
+    book = {r["student"]: r for r in csv.DictReader((tmp_path / "g" / "gradebook.csv").open(encoding="utf-8"))}
+    assert float(book["S1"]["total"]) == float(book["S1"]["max"]) == sum(q.marks for q in s1)
+    assert float(book["S2"]["total"]) == s2[2].marks                                 # all or nothing per matrix
+    (reject,) = list(csv.DictReader((tmp_path / "g" / "rejects.csv").open(encoding="utf-8")))
+    n, m = matrix_answers.shape_of(s2[1].answer)
+    assert reject["student"] == "S2" and f"expected a {n}×{m} matrix" in reject["reason"]
+    feedback = (tmp_path / "g" / "feedback" / "S2.md").read_text("utf-8")
+    assert mistake.feedback in feedback and "(row, column)" in feedback
