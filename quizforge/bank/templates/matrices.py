@@ -1,8 +1,8 @@
 """Whole matrices by hand: the causal mask written out, an attention-weights matrix, an output matrix.
 
 A topic of its own, so that drawing from `attention` (a drill, a problem-set section) asks
-what it asked before. NAT questions whose answer is a matrix (graded entry by entry, bank.matrix_answers). The
-mask comes from the reference `causal_mask`; the weights and the output from
+what it asked before. NAT questions whose answer is a matrix, graded entry by entry
+(bank.matrix_answers). The mask comes from the reference `causal_mask`; the weights and the output from
 `quizforge.handcalc.attention_steps`, which runs the reference attention in float64.
 Each modelled mistake is the whole matrix that mistake gives; a draw where a mistake's
 matrix would be accepted as the key is redrawn, so every mistake can be named.
@@ -37,7 +37,7 @@ _MASK_FEEDBACK = {
     "mask-inverted": ("the mask inverted",
                       "that marks the allowed and the hidden keys the other way round"),
     "diagonal-masked": ("hid the diagonal",
-                        "that hides each query's own position too; query i always sees key i"),
+                        "that hides each query's own position too; a query always sees its own position"),
     "top-left-aligned": ("queries taken as the first positions",
                          "that puts the new queries at the first positions; with a KV cache they are the last n_q "
                          "positions, so query i sees keys j ≤ i + (n_k − n_q)"),
@@ -109,7 +109,7 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                                                                                 if offset else "") + "."),
                   matrix("M", cells, row_labels=_labels("q", n_q), col_labels=_labels("k", n_k))],
         hints=["A token may not look at tokens after it.",
-               "Allowed when $j \\le i$" + (f" $+ (n_k - n_q) = i + {offset}$" if offset else ""),
+               f"Allowed when $j \\le i + (n_k - n_q) = i + {offset}$" if offset else "Allowed when $j \\le i$",
                f"Row 1 allows {offset + 1} key{'s' if offset else ''}; each row allows one more."],
     )
 
