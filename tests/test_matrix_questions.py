@@ -539,3 +539,20 @@ def test_set_grade_marks_matrix_answers_and_rejects_a_misshapen_one(run_quiz, ma
     assert reject["student"] == "S2" and f"expected a {n}×{m} matrix" in reject["reason"]
     feedback = (tmp_path / "g" / "feedback" / "S2.md").read_text("utf-8")
     assert mistake.feedback in feedback and "(row, column)" in feedback
+
+
+@pytest.mark.parametrize("width", (40, 120))
+@pytest.mark.parametrize("qid", [ADDITIVE, CACHED, WEIGHTS, OUTPUT])
+def test_explain_ends_with_the_key_as_a_matrix_whole_at_any_width(run_quiz, monkeypatch, qid, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = run_quiz("explain", qid)
+    assert code == 0, err
+    q = question(qid)
+    shown = out[out.rindex("\nAnswer\n"):]                 # the key, after the worked solution
+    grid = shown[:shown.index("accepted:")]
+    rows = [line.split() for line in grid.splitlines()[2:] if line.strip()]
+    wanted = [[matrix_answers.entry_text(x, q.decimals) for x in row] for row in q.answer]
+    flat = [x for row in rows for x in row]
+    assert flat == [x for row in wanted for x in row], shown   # every entry, whole, in order
+    assert f"accepted: {matrix_answers.accepted_text(q)}" in " ".join(shown.split())
+    assert max(len(line) for line in out.splitlines()) <= width
