@@ -321,6 +321,7 @@ def test_mock_takes_matrix_answers_and_its_report_shows_them_whole(tmp_path, wid
             exam.prefetcher.close()
     text = out.getvalue()
     assert state.answers[0] == "1 0 0 0\n1 1 0 0\n1 1 1 0\n1 1 1 1"
+    assert "saved: [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]" in " ".join(text.split())
     assert "expected a 3×3 matrix (3 rows of 3 entries), got 2×2" in " ".join(text.split())
     assert result["correct"] == 2 and result["score"] == 3.0
     for q in map(question, paper):

@@ -152,10 +152,11 @@ def feedback(question: Question, given: Grid) -> tuple[bool, str, Misconception 
              f"(row, column): {_positions(wrong)}")
     hits = [m for m in question.misconceptions if m.value is not None and matches(m.value, given, decimals)]
     if len(hits) > 1:
-        return False, (f"Not quite: {where}. The whole matrix matches more than one mistake — "
-                       + "; or ".join(m.feedback for m in hits) + "."), hits[0]
+        return False, ("Not quite: the whole matrix matches more than one mistake — "
+                       + "; or ".join(m.feedback for m in hits) + f". {where[0].upper()}{where[1:]}."), hits[0]
     if hits:
-        return False, f"Not quite: {where}. The whole matrix matches a known mistake: {hits[0].feedback}.", hits[0]
+        return False, (f"Not quite: the whole matrix matches a known mistake: {hits[0].feedback}. "
+                       f"{where[0].upper()}{where[1:]}."), hits[0]
     return False, f"Not quite: {where}.", None
 
 

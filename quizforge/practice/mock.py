@@ -468,13 +468,15 @@ class MockEngine:
         from quizforge.bank.grading import grade
 
         s = self.state
+        question = self.question(s.current)
         try:
-            grade(self.question(s.current), text)   # readable? (the verdict stays hidden until the report)
+            verdict = grade(question, text)   # readable? (the verdict stays hidden until the report)
         except AnswerError as exc:
             return [Unreadable(s.current, str(exc))]
         s.answers[s.current] = text
         self._save()
-        events: list[Event] = [Saved(s.current, text)]
+        # A matrix typed a row per line is echoed as the one line it was read as.
+        events: list[Event] = [Saved(s.current, verdict.given if question.is_matrix else text)]
         if s.current + 1 < len(s.paper):
             return events + self._move(s.current + 1)   # GATE's "save & next"
         return events + [LastQuestion(len(s.paper) - len(s.answers))]
