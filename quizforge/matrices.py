@@ -7,9 +7,12 @@ nothing here evaluates the text. Accepted forms:
     [1, 2, 3]            one row: a 1×3 matrix
     1 0; 0 1             MATLAB style: ';' between rows, spaces or commas between entries
     [1 0; 0 1]           the same inside one pair of brackets
+    1 0                  rows on separate lines: a line break between two numbers ends a row
+    0 1
 
 Entries: integers, decimals (0.5, .5, -2.), scientific notation (1e-3) and simple
-fractions (1/2, -3/4). Every problem is reported as an InputError whose one-line
+fractions (1/2, -3/4); '−' (U+2212) reads as '-'. With allow_minus_infinity (an additive
+mask), -inf, -infinity and -∞ are read as float('-inf'). Every problem is reported as an InputError whose one-line
 message starts with the argument's name, e.g. "--q: row 2 has 3 entries, row 1 has 2".
 """
 
@@ -32,7 +35,9 @@ Matrix = list[list[Fraction]]
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?")
 _FRACTION = re.compile(r"(?P<num>[+-]?[0-9]+)/(?P<den>[0-9]+)")
-_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity|∞)", re.IGNORECASE)
+_MINUS_INFINITY = re.compile(r"-(?:inf|infinity|∞)", re.IGNORECASE)
+MINUS_INFINITY = float("-inf")
 _PUNCT = "[],;"
 
 
@@ -54,7 +59,10 @@ def _show(word: str, limit: int = 20) -> str:
     return repr(word)
 
 
-def _number(word: str, pos: int, name: str) -> Fraction:
+def _number(word: str, pos: int, name: str, allow_minus_infinity: bool = False) -> Fraction | float:
+    word = word.replace("\u2212", "-")
+    if allow_minus_infinity and _MINUS_INFINITY.fullmatch(word):
+        return MINUS_INFINITY
     if _NON_FINITE.fullmatch(word):
         raise _fail(name, f"{_show(word)} at position {pos} is not allowed: entries must be finite numbers")
     m = _FRACTION.fullmatch(word)
@@ -74,22 +82,29 @@ def _number(word: str, pos: int, name: str) -> Fraction:
     return value
 
 
-def _tokenize(text: str, name: str) -> list[_Token]:
+def _tokenize(text: str, name: str, allow_minus_infinity: bool = False) -> list[_Token]:
     tokens: list[_Token] = []
+    line_break: int | None = None   # position of a line break since the last token
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
         if ch.isspace():
+            if ch == "\n" and line_break is None:
+                line_break = i + 1
             i += 1
         elif ch in _PUNCT:
             tokens.append(_Token(ch, ch, i + 1))
+            line_break = None
             i += 1
         else:
             start = i
             while i < n and not text[i].isspace() and text[i] not in _PUNCT:
                 i += 1
             word = text[start:i]
-            tokens.append(_Token("num", word, start + 1, _number(word, start + 1, name)))
+            if line_break is not None and tokens and tokens[-1].kind == "num":
+                tokens.append(_Token(";", "\n", line_break))   # rows typed on separate lines
+            tokens.append(_Token("num", word, start + 1, _number(word, start + 1, name, allow_minus_infinity)))
+            line_break = None
     return tokens
 
 
@@ -226,8 +241,9 @@ def check_shape(rows: Sequence[Sequence[object]], name: str = "matrix") -> None:
         raise _fail(name, f"{width} columns is too many for a hand calculation (at most {MAX_COLS})")
 
 
-def parse_matrix(text: str, name: str = "matrix") -> Matrix:
-    """Parse text such as "[[1,0],[0,1]]" or "1 0; 0 1" into exact Fractions, row by row.
+def parse_matrix(text: str, name: str = "matrix", *, allow_minus_infinity: bool = False) -> Matrix:
+    """Parse text such as "[[1,0],[0,1]]", "1 0; 0 1" or rows on separate lines into exact
+    Fractions, row by row (with allow_minus_infinity, -inf entries as float('-inf')).
 
     Raises InputError with a one-line message naming `name` for anything that is not a
     rectangular matrix of finite numbers with 1..16 rows and 1..16 columns.
@@ -238,7 +254,7 @@ def parse_matrix(text: str, name: str = "matrix") -> Matrix:
         raise _fail(name, f"input is {len(text)} characters long (at most {MAX_CHARS})")
     if not text.strip():
         raise _fail(name, "empty input: give a matrix such as [[1,0],[0,1]] or '1 0; 0 1'")
-    tokens = _tokenize(text, name)
+    tokens = _tokenize(text, name, allow_minus_infinity)
     parser = _Parser(tokens, name, len(text))
     rows = parser.bracketed() if tokens[0].kind == "[" else parser.bare()
     check_shape(rows, name)

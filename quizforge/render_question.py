@@ -33,6 +33,14 @@ def matrix_view(step: Step) -> MatrixView:
                       step.row_labels, step.col_labels)
 
 
+def key_matrix_view(question: Question) -> MatrixView:
+    """A matrix answer's key as a matrix: entries whole, whatever the width."""
+    from quizforge.bank.matrix_answers import entry_text
+
+    rows = [[entry_text(x, question.decimals) for x in row] for row in question.answer]
+    return MatrixView(Text("Answer", style="bold green"), rows)
+
+
 class QuestionPanel:
     """A question in a box. Its title sits in the border when it fits there, else on the first
     line inside, so that no part of it is cut."""
@@ -84,6 +92,10 @@ def solution_view(question: Question) -> Group:
             table.add_row(Text(f"({LETTERS[i]})", style="bold"), mark, _md(option.why))
         parts += [Text("Why each option is right or wrong:", style="bold"), table]
 
+    if question.is_matrix:
+        parts.append(key_matrix_view(question))
+        parts.append(Text(f"accepted: {accepted_text(question)}", style="dim"))
+        return Group(*parts)
     answer = Text.assemble(("Answer: ", "bold green"), markdown_to_terminal(question.answer_md))
     if question.kind == "NAT" and question.decimals is not None:
         answer.append(f"   (accepted: {accepted_text(question)})", style="dim")

@@ -41,7 +41,10 @@ def shown_ids(text: str) -> list[str]:
 def right_answer(question_id: str) -> str:
     """The key as a learner would type it, checked to be graded correct."""
     q = question(question_id)
-    text = q.correct_letters if q.kind != "NAT" else format_number(q.answer, q.decimals)
+    if q.is_matrix:
+        text = q.answer_md                      # '[[1, 0], [1, 1]]': the key as it prints
+    else:
+        text = q.correct_letters if q.kind != "NAT" else format_number(q.answer, q.decimals)
     assert grade(q, text).correct, (question_id, text)
     return text
 
@@ -49,7 +52,9 @@ def right_answer(question_id: str) -> str:
 def wrong_answer(question_id: str) -> str:
     """A readable answer that is graded wrong."""
     q = question(question_id)
-    if q.kind == "NAT":
+    if q.is_matrix:
+        text = "; ".join(" ".join(["9"] * len(row)) for row in q.answer)   # the right shape, every entry wrong
+    elif q.kind == "NAT":
         text = "123456789"
     else:
         i = next(i for i in range(len(q.options)) if frozenset({i}) != q.correct)

@@ -12,7 +12,8 @@ import pytest
 from quizforge.errors import InputError
 from quizforge.practice import interview_bank as ib
 
-TOPICS = {"dims", "params", "flops", "memory", "attention", "softmax", "positional", "norms", "sampling", "concepts"}
+TOPICS = {"dims", "params", "flops", "memory", "attention", "softmax", "positional", "norms", "sampling", "concepts",
+          "matrices"}   # the bank's topics, as interview chains are filed under them
 _ID = re.compile(r"[a-z0-9_]+\.[a-z0-9_]+")
 _PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 

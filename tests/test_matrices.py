@@ -183,3 +183,37 @@ def test_round_trip(m, style, as_fractions):
         "bracket-matlab": lambda: "[" + "; ".join(" ".join(r) for r in rows) + "]",
     }[style]()
     assert parse_matrix(text) == m
+
+
+# --- issue 22: rows on separate lines, a typed minus sign, −∞ for an additive mask -----------------
+
+@pytest.mark.parametrize("text", [
+    "1 0\n0 1",                  # one row per line
+    "1 0\n0 1\n",                # a trailing line break
+    "1, 0\r\n0, 1",              # commas, Windows line ends
+    "\n1 0\n\n0 1\n",            # blank lines around and between
+    "[1 0\n0 1]",                # MATLAB rows inside brackets
+    "[[1, 0],\n [0, 1]]",        # a nested list spread over lines stays a nested list
+    "1 0;\n0 1",                 # ';' and a line break are one row break
+    "1,\n0; 0 1",                # a line break after a ',' continues the row
+])
+def test_a_line_break_between_two_numbers_ends_a_row(text):
+    assert parse_matrix(text) == I2
+
+
+def test_a_typed_minus_sign_reads_as_minus():
+    assert parse_matrix("−1 2; 3 −4/5") == [[F(-1), F(2)], [F(3), F(-4, 5)]]
+
+
+@pytest.mark.parametrize("written", ["-inf", "-Inf", "-infinity", "-∞", "−∞", "−inf"])
+def test_minus_infinity_only_where_a_caller_allows_it(written):
+    rows = parse_matrix(f"0 {written}\n0 0", allow_minus_infinity=True)
+    assert rows[0][0] == 0 and rows[0][1] == float("-inf") and rows[1] == [F(0), F(0)]
+    with pytest.raises(InputError, match="finite numbers"):
+        parse_matrix(f"0 {written}\n0 0")
+
+
+@pytest.mark.parametrize("text", ["0 inf; 0 0", "0 +inf; 0 0", "0 ∞; 0 0", "0 nan; 0 0", "0 --inf; 0 0"])
+def test_plus_infinity_and_nan_stay_refused_even_with_minus_infinity_allowed(text):
+    with pytest.raises(InputError):
+        parse_matrix(text, allow_minus_infinity=True)

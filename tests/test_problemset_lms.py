@@ -124,7 +124,8 @@ def test_category_paths_double_a_slash_in_a_name():
 
 # --- Moodle XML --------------------------------------------------------------------------------
 
-MOODLE_TYPES = {"category", "multichoice", "numerical"}
+MOODLE_TYPES = {"category", "multichoice", "numerical", "cloze"}
+CLOZE_NUMERICAL = re.compile(r"\{1:NUMERICAL:=(-?[\d.]+):([\d.]+)\}")
 
 
 def check_moodle_question(item: ET.Element) -> None:
@@ -138,6 +139,13 @@ def check_moodle_question(item: ET.Element) -> None:
     for field in ("questiontext", "generalfeedback"):
         assert item.find(field).get("format") == "html"
         ET.fromstring(f"<div>{item.findtext(f'{field}/text')}</div>")  # well-formed HTML
+    if kind == "cloze":  # a matrix answer: one field per entry, its grade the count of fields
+        q = regenerate(item.findtext("idnumber"))
+        text = item.findtext("questiontext/text")
+        numeric = CLOZE_NUMERICAL.findall(text)
+        assert len(numeric) + text.count("{1:SHORTANSWER:") == len(q.answer) * len(q.answer[0])
+        assert float(item.findtext("penalty")) == 0 and not item.findall("answer")
+        return
     assert float(item.findtext("defaultgrade")) > 0 and float(item.findtext("penalty")) == 0
     answers = item.findall("answer")
     fractions = [float(a.get("fraction")) for a in answers]
@@ -308,18 +316,25 @@ def _pyslet_item(xml: bytes):
 
 
 def _score(item, value):
-    """Score one response with pyslet's QTI 2.1 engine: SCORE and MAXSCORE after response processing."""
+    """Score one response with pyslet's QTI 2.1 engine: SCORE and MAXSCORE after response processing.
+    `value` answers the item's one RESPONSE, or is a dict by identifier for an item with several."""
     from pyslet.qtiv2 import variables
 
     session = variables.ItemSessionState(item)
     session.begin_session()
-    declaration = item.ResponseDeclaration[0]
-    response = variables.Value.new_value(declaration.cardinality, declaration.baseType)
-    if value is not None:
-        response.set_value(value)
-    session["RESPONSE"] = response
+    values = value if isinstance(value, dict) else {"RESPONSE": value}
+    for declaration in item.ResponseDeclaration:
+        response = variables.Value.new_value(declaration.cardinality, declaration.baseType)
+        if values.get(declaration.identifier) is not None:
+            response.set_value(values[declaration.identifier])
+        session[declaration.identifier] = response
     session.end_attempt()
     return session["SCORE"].value, session["MAXSCORE"].value
+
+
+def correct_responses(item) -> dict:
+    """Every response declaration's correct value, by identifier."""
+    return {d.identifier: d.get_correct_value().value for d in item.ResponseDeclaration}
 
 
 # QTI 2.1's XHTML subset (the spec's content model) and the attributes it allows, beyond which
@@ -531,15 +546,16 @@ def test_every_template_exports_to_every_format(tmp_path):
         check_moodle_question(item)
     xml = [q for q in root if q.get("type") != "category"]
     gift = read_gift((out / "quiz.gift").read_text("utf-8"))
-    assert [(g["text"][1], g["feedback"][1]) for g in gift] == [
-        (i.findtext("questiontext/text"), i.findtext("generalfeedback/text")) for i in xml]
+    assert [(g["text"][1], g["feedback"][1]) for g in gift] == [   # matrix answers (cloze) are not in GIFT
+        (i.findtext("questiontext/text"), i.findtext("generalfeedback/text")) for i in xml if i.get("type") != "cloze"]
+    assert sum(i.get("type") == "cloze" for i in xml) >= 6
     archive = zipfile.ZipFile(out / "qti21.zip")
     items = [n for n in archive.namelist() if n.startswith("items/")]
     assert len(items) == len(xml)
     for name in items:
         check_qti_xhtml(ET.fromstring(archive.read(name)))
         item = _pyslet_item(archive.read(name))
-        score, most = _score(item, item.ResponseDeclaration[0].get_correct_value().value)
+        score, most = _score(item, correct_responses(item))
         assert score == most > 0, name
     html = "".join(i.findtext("questiontext/text") + i.findtext("generalfeedback/text") for i in xml)
     assert "**" not in html and "$" not in re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]", "", html, flags=re.S)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quizforge.bank import matrix_answers
 from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
@@ -23,6 +24,10 @@ def _step_json(step: Step) -> dict[str, Any]:
 def accepted_text(question: Question) -> str:
     if question.kind != "NAT":
         return question.correct_letters
+    if question.is_matrix:
+        from quizforge.bank.matrix_answers import accepted_text as matrix_accepted
+
+        return matrix_accepted(question)
     from quizforge.bank.grading import numeric_key
 
     return numeric_key(question).range_text()
@@ -30,8 +35,9 @@ def accepted_text(question: Question) -> str:
 
 def accepted_ends(question: Question) -> tuple[str, str] | None:
     """A NAT question's accepted range as its two printed ends ('1.0395e24', '1.0605e24'),
-    which are exactly what grading accepts (inclusive); None for MCQ/MSQ."""
-    if question.kind != "NAT":
+    which are exactly what grading accepts (inclusive); None for MCQ/MSQ and matrix answers
+    (each entry has its own range: bank.matrix_answers.entry_ends)."""
+    if question.kind != "NAT" or question.is_matrix:
         return None
     from quizforge.bank.grading import numeric_key
 
@@ -49,6 +55,8 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     }
     if question.exhibits:
         out["exhibits"] = [_step_json(e) for e in question.exhibits]
+    if question.is_matrix:
+        out["answer_shape"] = list(matrix_answers.shape_of(question.answer))
     if question.decimals is not None:
         out["decimals"] = question.decimals
     if question.unit is not None and question.unit.name:
@@ -56,6 +64,9 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     if with_answer:
         out["answer"] = markdown_to_terminal(question.answer_md)
         out["accepted"] = accepted_text(question)
+        if question.is_matrix:
+            out["answer_matrix"] = [[matrix_answers.entry_text(x, question.decimals) for x in row]
+                                    for row in question.answer]
         if question.kind != "NAT":
             out["correct"] = [LETTERS[i] for i in sorted(question.correct)]
         out["solution"] = [_step_json(s) for s in question.solution]
@@ -63,6 +74,13 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
         if any(o.why for o in question.options):
             out["option_reasons"] = {LETTERS[i]: o.why for i, o in enumerate(question.options) if o.why}
     return out
+
+
+def answer_markdown(question: Question) -> str:
+    """The key in Markdown: a matrix answer as a displayed matrix, anything else as it is shown."""
+    if not question.is_matrix:
+        return question.answer_md
+    return f"$${matrix_answers.bmatrix(question.answer, question.decimals)}$$"
 
 
 def _bmatrix(step: Step, label: str = "") -> str:
@@ -90,8 +108,9 @@ def question_markdown(question: Question, with_answer: bool = True) -> str:
         lines.append("")
     lines += [f"*{question.instruction()}*", ""]
     if with_answer:
-        lines += [f"**Answer:** {question.answer_md}" + (f" (accepted: {accepted_text(question)})"
-                                                        if question.kind == "NAT" else ""), "", "**Solution.**", ""]
+        lines += [f"**Answer:** {answer_markdown(question)}" + (f" (accepted: {accepted_text(question)})"
+                                                               if question.kind == "NAT" else ""),
+                  "", "**Solution.**", ""]
         lines += [f"{n}. {_step_markdown(s)}" for n, s in enumerate(question.solution, 1)]
         lines.append("")
         reasons = [(i, o) for i, o in enumerate(question.options) if o.why]

@@ -73,6 +73,10 @@ class Verdict:
 
 def grade(question: Question, text: str) -> Verdict:
     """Grade `text` as an answer to `question`. Raises answers.AnswerError if unreadable."""
+    if question.is_matrix:
+        from quizforge.bank import matrix_answers
+
+        return matrix_answers.grade(question, text)
     if question.kind == "NAT":
         return _grade_numeric(question, text)
     return _grade_choice(question, text)

@@ -80,7 +80,7 @@ class Question:
     title: str
     prompt: str                                # Markdown with $…$
     options: tuple[Option, ...] = ()
-    answer: Any = None                         # NAT: exact value in `unit`; MCQ/MSQ: see `correct`
+    answer: Any = None                         # NAT: exact value in `unit`, or a matrix (tuple of row tuples); MCQ/MSQ: see `correct`
     answer_md: str = ""                        # the key as it is shown
     decimals: int | None = None                # NAT: required decimal places (GATE range)
     rel_tol: float | None = None               # NAT without decimals: relative tolerance (None = exact)
@@ -102,8 +102,17 @@ class Question:
     def correct_letters(self) -> str:
         return ",".join(LETTERS[i] for i in sorted(self.correct))
 
+    @property
+    def is_matrix(self) -> bool:
+        """A NAT question whose answer is a whole matrix, graded entry by entry (bank.matrix_answers)."""
+        return self.kind == "NAT" and isinstance(self.answer, tuple)
+
     def instruction(self) -> str:
         """What GATE would print under the question: how to answer."""
+        if self.is_matrix:
+            from quizforge.bank.matrix_answers import instruction
+
+            return instruction(self)
         if self.kind == "MCQ":
             return "Choose ONE option (a–d)."
         if self.kind == "MSQ":

@@ -31,6 +31,7 @@ TOPICS = {
     "norms": "Normalization by hand",
     "sampling": "Sampling and decoding",
     "concepts": "Complexity and concepts",
+    "matrices": "Whole matrices by hand",
 }
 
 N_OPTIONS = 4
@@ -80,7 +81,8 @@ class Template:
         chain = question_chain(self.id, seed)
         draft = self.generate(chain)
         for attempt in range(1, MAX_REDRAWS + 1):
-            if self.kind != "NAT" or not mistakes_inside_range(draft):
+            # A matrix template redraws on its own until every mistake's matrix is told apart.
+            if self.kind != "NAT" or isinstance(draft.answer, tuple) or not mistakes_inside_range(draft):
                 return draft, chain
             chain = question_chain(self.id, seed).child(f"redraw-{attempt}")
             draft = self.generate(chain)
@@ -95,8 +97,13 @@ class Template:
         """The question a draw makes: options, their order and the ID (`draft` is left as it is)."""
         qid = f"{self.id}-{seed:04x}"
         misconceptions = draft.misconceptions
-        if self.kind == "NAT":
+        if self.kind == "NAT" and isinstance(draft.answer, tuple):
+            from quizforge.bank.matrix_answers import distinct_mistakes
+
             options: tuple[Option, ...] = ()
+            misconceptions = distinct_mistakes(draft.answer, draft.decimals, draft.misconceptions)
+        elif self.kind == "NAT":
+            options = ()
             # A wrong formula that gives the true value here is no mistake in this question.
             misconceptions = [m for m in draft.misconceptions
                               if m.value is not None and _plausible(m.value) and not gives_true_value(draft, m)]

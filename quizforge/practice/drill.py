@@ -329,6 +329,8 @@ class Drill:
         if hit is not None and q.hit is None:
             q.hit = hit
         if not verdict.correct and q.question.kind == "NAT" and len(q.tries) < MAX_TRIES:
+            if q.question.is_matrix:   # which entries are wrong, never their values
+                return [TryAgain(verdict.feedback)]
             return [TryAgain(f"Not quite: {hit.feedback}." if hit else "Not quite.")]
         if verdict.correct:
             self.summary.correct += 1

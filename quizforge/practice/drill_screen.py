@@ -15,6 +15,7 @@ from rich.text import Text
 
 from quizforge.practice import drill as engine
 from quizforge.practice.charts import plural
+from quizforge.practice.matrix_entry import complete
 from quizforge.practice.reports import drill_summary_view, when
 from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
@@ -59,6 +60,8 @@ class DrillScreen:
             while self.drill.phase != "over":
                 if self.drill.phase == "asking":
                     line = self.reader.read(ANSWER_PROMPT, status=self._status)
+                    line = complete(self.drill.current.question, line,
+                                    lambda prompt: self.reader.read(prompt, status=self._status))
                 else:
                     line = self.reader.read(NEXT_PROMPT)
                 action = action_for(line, self.drill.phase)

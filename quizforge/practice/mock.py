@@ -146,12 +146,19 @@ def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnsw
         "seconds": round(state.elapsed, 1), "per_topic": per_topic,
         "misconceptions": sorted(misconceptions.values(), key=lambda m: -m["count"]),
         "items": [{"id": m.question.id, "topic": m.question.topic, "kind": m.question.kind,
-                   "marks": m.question.marks, "answer": m.answer,
+                   "marks": m.question.marks, "answer": _answer_text(m),
                    "key": _key_text(m.question),
                    "correct": m.verdict.correct if m.verdict else None,
                    "earned": round(m.verdict.marks, 2) if m.verdict else 0.0,
                    "seconds": round(state.spent.get(m.index, 0.0), 1)} for m in marked],
     }, marked
+
+
+def _answer_text(marked: MarkedAnswer) -> str | None:
+    """The answer as typed; a matrix typed over several lines as the one line it was read as."""
+    if marked.verdict is not None and marked.question.is_matrix:
+        return marked.verdict.given
+    return marked.answer
 
 
 def _key_text(question) -> str:
@@ -461,13 +468,15 @@ class MockEngine:
         from quizforge.bank.grading import grade
 
         s = self.state
+        question = self.question(s.current)
         try:
-            grade(self.question(s.current), text)   # readable? (the verdict stays hidden until the report)
+            verdict = grade(question, text)   # readable? (the verdict stays hidden until the report)
         except AnswerError as exc:
             return [Unreadable(s.current, str(exc))]
         s.answers[s.current] = text
         self._save()
-        events: list[Event] = [Saved(s.current, text)]
+        # A matrix typed a row per line is echoed as the one line it was read as.
+        events: list[Event] = [Saved(s.current, verdict.given if question.is_matrix else text)]
         if s.current + 1 < len(s.paper):
             return events + self._move(s.current + 1)   # GATE's "save & next"
         return events + [LastQuestion(len(s.paper) - len(s.answers))]

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from quizforge.errors import InputError
 from quizforge.practice.charts import plural
+from quizforge.practice.matrix_entry import complete
 from quizforge.practice.mock import (
     _GOTO, Answer, Cleared, Clear, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark, MarkChanged, MockEngine,
     Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
@@ -186,6 +187,9 @@ class MockExam:
             self._prefetch()   # for a reader that draws no status
             if line == TIMEOUT:
                 continue   # poll() hands the paper in (a timer a hair early just reads again)
+            line = complete(engine.question(self.state.current), line,
+                            lambda prompt: self.reader.read(prompt, deadline=engine.deadline(),
+                                                            status=self._status_line))
             action = self._action(line)
             if action is None:
                 continue

@@ -55,8 +55,25 @@ def _text(parent: ET.Element, tag: str, value: str, fmt: str | None = None) -> E
     return element
 
 
+def _moodle_cloze(title: str, variant: Variant) -> ET.Element:
+    """A matrix answer: a Cloze question with one numerical field per entry (lms_matrix)."""
+    from quizforge.problemsets.lms_matrix import cloze_text
+
+    q = variant.question
+    item = ET.Element("question", {"type": "cloze"})
+    _text(item, "name", title)
+    _text(item, "questiontext", cloze_text(q, variant.html), "html")
+    _text(item, "generalfeedback", variant.solution, "html")
+    ET.SubElement(item, "penalty").text = "0"
+    ET.SubElement(item, "hidden").text = "0"
+    ET.SubElement(item, "idnumber").text = q.id
+    return item
+
+
 def _moodle_question(title: str, variant: Variant) -> ET.Element:
     q = variant.question
+    if q.is_matrix:
+        return _moodle_cloze(title, variant)
     kind = "numerical" if q.kind == "NAT" else "multichoice"
     item = ET.Element("question", {"type": kind})
     _text(item, "name", title)
@@ -107,6 +124,9 @@ def gift_escape(text: str) -> str:
 def _gift_question(title: str, variant: Variant) -> str:
     q = variant.question
     comment = f"// {title}: question ID {q.id} (on the papers of {', '.join(variant.students)})"
+    if q.is_matrix:
+        return (f"{comment}\n// left out: a matrix answer needs one numeric field per entry, which GIFT cannot "
+                "hold; moodle.xml has it as a Cloze question")
     head = f"::{gift_escape(title)}::[html]{gift_escape(variant.html)}"
     feedback = f"####[html]{gift_escape(variant.solution)}"
     if q.kind == "NAT":
@@ -160,7 +180,11 @@ def loss_report(title: str, duration: int, groups: list[SlotVariants]) -> str:
     """lms_report.md: how to set up the quiz in each LMS, then what each format cannot express."""
     from quizforge.problemsets.qti import LOSSES as QTI_LOSSES
 
+    from quizforge.problemsets import lms_matrix
+
     lines = _setup(title, duration, groups) + ["# What the LMS exports cannot express", ""]
+    matrices = lms_matrix.has_matrix(groups)
     for fmt, losses in {**LOSSES, "qti 2.1 and canvas": QTI_LOSSES}.items():
-        lines += [f"## {fmt}", ""] + [f"- {loss}" for loss in losses] + [""]
+        extra = [lms_matrix.LOSSES[fmt]] if matrices else []
+        lines += [f"## {fmt}", ""] + [f"- {loss}" for loss in losses + extra] + [""]
     return "\n".join(lines)

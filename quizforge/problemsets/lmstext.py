@@ -81,10 +81,10 @@ def question_html(question) -> str:
 def solution_html(question) -> str:
     """The worked solution, for the LMS's general feedback: the key, each step in a numbered
     list (a step with a displayed matrix keeps it inside its item), why each option."""
-    from quizforge.bank.export import _step_markdown, accepted_text
+    from quizforge.bank.export import _step_markdown, accepted_text, answer_markdown
     from quizforge.bank.question import LETTERS
 
-    answer = f"**Answer:** {question.answer_md}" + (
+    answer = f"**Answer:** {answer_markdown(question)}" + (
         f" (accepted: {accepted_text(question)})" if question.kind == "NAT" else "")
     parts = [to_html(answer)]
     if question.solution:
@@ -159,7 +159,7 @@ class Variant:
     html: str                     # the question as a student reads it
     solution: str                 # the worked solution (general feedback)
     options: tuple[str, ...]      # each option as inline HTML
-    ends: tuple[str, str] | None  # NAT: the printed range ends
+    ends: tuple[str, str] | None  # NAT: the printed range ends (a matrix answer: per entry, lms_matrix)
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,8 @@ def by_slot(slots: list[Slot], papers: list[Paper]) -> list[SlotVariants]:
             holders.setdefault(question.id, []).append(paper.student.id)
         variants = tuple(Variant(q, tuple(holders[q.id]), question_html(q), solution_html(q),
                                  tuple(inline_html(o.md) for o in q.options),
-                                 range_ends(q) if q.kind == "NAT" else None) for q in order.values())
+                                 range_ends(q) if q.kind == "NAT" and not q.is_matrix else None)
+                         for q in order.values())
         first = variants[0].question
         grouped.append(SlotVariants(slot, student_title(slot.number, first), first.marks, variants))
     return grouped

@@ -162,6 +162,14 @@ def _accepts(override: Override, question, answer: str) -> bool:
     from quizforge.answers import parse_choice
     from quizforge.bank.grading import numeric_key
 
+    if question.is_matrix:
+        from quizforge.bank import matrix_answers
+
+        given = matrix_answers.read(question, answer)
+        if override.answer is not None:
+            return matrix_answers.matches(matrix_answers.read(question, override.answer), given, question.decimals)
+        wrong = _mistake_value(question, override.mistake)
+        return wrong is not None and matrix_answers.matches(wrong, given, question.decimals)
     if question.kind == "NAT":
         key = numeric_key(question)
         value = key.parse(answer)

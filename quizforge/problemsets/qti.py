@@ -12,7 +12,7 @@ worked solution is modal feedback. Identifiers are NCNames (`I_Q1_001`, `S_Q1`);
 question ID is only in the manifest's metadata.
 
 Canvas (QTI 1.2): one quiz with one question group per slot (pick 1, the slot's points),
-HTML text, `render_fib` for numbers, the worked solution as general feedback, and
+HTML text, `render_fib` for numbers, fill-in-multiple-blanks for a matrix answer, the worked solution as general feedback, and
 `assessment_meta.xml` with the time limit. Canvas cannot take marks away, so a wrong MCQ
 scores 0 there, and the loss report says so.
 """
@@ -97,8 +97,62 @@ def _set_outcome(parent: ET.Element, identifier: str, base_type: str, value: str
     _value(ET.SubElement(parent, _q("setOutcomeValue"), {"identifier": identifier}), "baseValue", base_type, value)
 
 
+def _outcomes21(item: ET.Element, marks: int) -> None:
+    for name, default in (("SCORE", "0"), ("MAXSCORE", str(marks))):
+        outcome = ET.SubElement(item, _q("outcomeDeclaration"), {
+            "identifier": name, "cardinality": "single", "baseType": "float"})
+        ET.SubElement(ET.SubElement(outcome, _q("defaultValue")), _q("value")).text = default
+    ET.SubElement(item, _q("outcomeDeclaration"), {"identifier": "FEEDBACK", "cardinality": "single",
+                                                   "baseType": "identifier"})
+
+
+def _matrix_item21(identifier: str, title: str, variant: Variant) -> ET.Element:
+    """A matrix answer: one text entry per entry, each with its own range; the marks only when
+    every entry is in its range (GATE's all or nothing)."""
+    from quizforge.problemsets.lms_matrix import MINUS_INFINITY_WRITINGS, entry_table, fields
+
+    q = variant.question
+    item = ET.Element(_q("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
+                                             "timeDependent": "false"})
+    entries = fields(q)
+    for f in entries:
+        declaration = ET.SubElement(item, _q("responseDeclaration"), {
+            "identifier": f"RESPONSE_{f.name}", "cardinality": "single",
+            "baseType": "string" if f.minus_infinity else "float"})
+        ET.SubElement(ET.SubElement(declaration, _q("correctResponse")), _q("value")).text = \
+            "-inf" if f.minus_infinity else midpoint_and_halfwidth(f.low, f.high)[0]
+    _outcomes21(item, q.marks)
+    body = ET.SubElement(item, _q("itemBody"))
+    _xhtml(body, variant.html)
+    _xhtml(body, entry_table(q, lambda f: f'<textEntryInteraction responseIdentifier="RESPONSE_{f.name}" '
+                                          'expectedLength="8"/>'))
+    processing = ET.SubElement(item, _q("responseProcessing"))
+    when = ET.SubElement(ET.SubElement(processing, _q("responseCondition")), _q("responseIf"))
+    every = ET.SubElement(when, _q("and"))
+    for f in entries:
+        if f.minus_infinity:
+            either = ET.SubElement(every, _q("or"))
+            for writing in MINUS_INFINITY_WRITINGS:
+                match = ET.SubElement(either, _q("stringMatch"), {"caseSensitive": "false"})
+                ET.SubElement(match, _q("variable"), {"identifier": f"RESPONSE_{f.name}"})
+                _value(match, "baseValue", "string", writing)
+            continue
+        for test, end in (("gte", f.low), ("lte", f.high)):
+            compare = ET.SubElement(every, _q(test))
+            ET.SubElement(compare, _q("variable"), {"identifier": f"RESPONSE_{f.name}"})
+            _value(compare, "baseValue", "float", end)
+    _set_outcome(when, "SCORE", "float", str(q.marks))
+    _set_outcome(processing, "FEEDBACK", "identifier", "SOLUTION")
+    feedback = ET.SubElement(item, _q("modalFeedback"), {"outcomeIdentifier": "FEEDBACK", "showHide": "show",
+                                                         "identifier": "SOLUTION", "title": "Worked solution"})
+    _xhtml(feedback, variant.solution)
+    return item
+
+
 def _item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     q = variant.question
+    if q.is_matrix:
+        return _matrix_item21(identifier, title, variant)
     item = ET.Element(_q("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
                                              "timeDependent": "false"})
     choices = [f"choice_{c}" for c in "abcd"[:len(q.options)]]
@@ -115,12 +169,7 @@ def _item21(identifier: str, title: str, variant: Variant) -> ET.Element:
         correct = ET.SubElement(declaration, _q("correctResponse"))
         for i in sorted(q.correct):
             ET.SubElement(correct, _q("value")).text = choices[i]
-    for name, default in (("SCORE", "0"), ("MAXSCORE", str(q.marks))):
-        outcome = ET.SubElement(item, _q("outcomeDeclaration"), {
-            "identifier": name, "cardinality": "single", "baseType": "float"})
-        ET.SubElement(ET.SubElement(outcome, _q("defaultValue")), _q("value")).text = default
-    ET.SubElement(item, _q("outcomeDeclaration"), {"identifier": "FEEDBACK", "cardinality": "single",
-                                                   "baseType": "identifier"})
+    _outcomes21(item, q.marks)
     body = ET.SubElement(item, _q("itemBody"))
     _xhtml(body, variant.html)
     if q.kind == "NAT":
@@ -237,8 +286,46 @@ def _mattext(parent: ET.Element, html_text: str) -> None:
     ET.SubElement(ET.SubElement(parent, _c("material")), _c("mattext"), {"texttype": "text/html"}).text = html_text
 
 
+def _matrix_item12(identifier: str, title: str, variant: Variant) -> ET.Element:
+    """A matrix answer for Canvas: fill in multiple blanks, one blank per entry, each accepting the
+    texts of its range (lms_matrix.blank_answers); Canvas shares the points out per blank."""
+    from quizforge.problemsets.lms_matrix import blank_answers, blank_text, fields
+
+    q = variant.question
+    entries = fields(q)
+    item = ET.Element(_c("item"), {"ident": identifier, "title": title})
+    _fields(ET.SubElement(item, _c("itemmetadata")), {"question_type": "fill_in_multiple_blanks_question",
+                                                      "points_possible": str(q.marks)})
+    presentation = ET.SubElement(item, _c("presentation"))
+    _mattext(presentation, blank_text(q, variant.html))
+    processing = ET.SubElement(item, _c("resprocessing"))
+    ET.SubElement(ET.SubElement(processing, _c("outcomes")), _c("decvar"), {
+        "maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"})
+    general = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
+    ET.SubElement(ET.SubElement(general, _c("conditionvar")), _c("other"))
+    ET.SubElement(general, _c("displayfeedback"), {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    share = f"{100 / len(entries):.4f}"
+    for f in entries:
+        response = ET.SubElement(presentation, _c("response_lid"), {"ident": f"response_{f.name}"})
+        ET.SubElement(ET.SubElement(response, _c("material")), _c("mattext")).text = f.name
+        choices = ET.SubElement(response, _c("render_choice"))
+        for n, text in enumerate(blank_answers(q, f)):
+            label = f"{identifier}_{f.name}_{n}"
+            ET.SubElement(ET.SubElement(ET.SubElement(choices, _c("response_label"), {"ident": label}),
+                                        _c("material")), _c("mattext"), {"texttype": "text/plain"}).text = text
+            condition = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
+            ET.SubElement(ET.SubElement(condition, _c("conditionvar")), _c("varequal"),
+                          {"respident": f"response_{f.name}"}).text = label
+            ET.SubElement(condition, _c("setvar"), {"action": "Add", "varname": "SCORE"}).text = share
+    feedback = ET.SubElement(item, _c("itemfeedback"), {"ident": "general_fb"})
+    _mattext(ET.SubElement(feedback, _c("flow_mat")), variant.solution)
+    return item
+
+
 def _item12(identifier: str, title: str, variant: Variant) -> ET.Element:
     q = variant.question
+    if q.is_matrix:
+        return _matrix_item12(identifier, title, variant)
     kind = {"NAT": "numerical_question", "MCQ": "multiple_choice_question", "MSQ": "multiple_answers_question"}[q.kind]
     item = ET.Element(_c("item"), {"ident": identifier, "title": title})
     _fields(ET.SubElement(item, _c("itemmetadata")), {"question_type": kind, "points_possible": str(q.marks)})

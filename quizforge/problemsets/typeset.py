@@ -289,6 +289,25 @@ def matrix_math(step: Step, name: str = "") -> str:
     return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
 
 
+def answer_grid(question) -> str:
+    """A matrix answer's boxes on the paper: one box per entry, in the matrix's shape."""
+    from quizforge.bank.matrix_answers import shape_of
+
+    rows, cols = shape_of(question.answer)
+    cells = ", ".join(["[]"] * (rows * cols))
+    return (f"*Answer:* #box(baseline: 50%, table(columns: (1.6cm,) * {cols}, rows: 18pt, "
+            f"stroke: 0.6pt, {cells}))")
+
+
+def key_matrix(question) -> str:
+    """A matrix answer's key, set as a bracketed matrix (−∞ for an additive mask's -inf)."""
+    from quizforge.bank.matrix_answers import entry_text
+
+    rows = [["−∞" if x == float("-inf") else entry_text(x, question.decimals) for x in row]
+            for row in question.answer]
+    return matrix_math(Step("Answer", matrix=tuple(tuple(row) for row in rows)))
+
+
 def is_weights(step: Step) -> bool:
     if step.matrix is None or "weight" not in step.title.lower():
         return False
@@ -359,13 +378,16 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
         parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
     parts += ["", f"_{_escape(question.instruction())}_", ""]
-    if question.kind == "NAT" and not with_answer:
+    if question.is_matrix and not with_answer:
+        parts += [answer_grid(question), ""]
+    elif question.kind == "NAT" and not with_answer:
         parts += ["#answer-box", ""]
     shown = "#block(breakable: false, width: 100%)[\n" + "\n".join(parts) + "\n]"
     if not with_answer:
         return shown
     accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
-    key = [shown, f"*Answer:* {md(question.answer_md)}{accepted}", "", "*Solution.*", ""]
+    answer = key_matrix(question) if question.is_matrix else md(question.answer_md)
+    key = [shown, f"*Answer:* {answer}{accepted}", "", "*Solution.*", ""]
     for n, step in enumerate(question.solution, 1):
         body = f"{n}. *{md(step.title)}.* {md(step.md)}"  # numbered explicitly: a block breaks a list
         if step.matrix is not None:
