@@ -10,6 +10,7 @@ worker threads, and the engine's lock keeps them in order.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from pathlib import Path
 from typing import Callable
@@ -77,7 +78,7 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
         body = templates.get_template("exam.html").render(
             base=base, static="/static", name=sitting.name, number=s.number, total=len(s.paper),
             minutes=f"{s.minutes:g}", sections=sitting.sections, keyboard=keyboard, resumed=sitting.resumed,
-            answered=len(s.answers), marks_total=_marks_total(sitting))
+            answered=len(s.answers), marks_total=_marks_total(sitting), time_left=_hms(sitting.engine.time_left()))
         return HTMLResponse(body, headers={"Cache-Control": "no-store"})
 
     def report(request: Request) -> Response:
@@ -151,6 +152,12 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return HostAndToken(Starlette(routes=routes), token, port)
+
+
+def _hms(seconds: float) -> str:
+    """The countdown as GATE shows it: hh:mm:ss."""
+    s = max(0, math.ceil(seconds))
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
 def _marks_total(sitting: WebSitting) -> int:

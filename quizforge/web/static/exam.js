@@ -85,7 +85,7 @@
       response.innerHTML = `<label class="nat-label" for="nat-answer">Your answer</label>
         <input id="nat-answer" class="nat-field" autocomplete="off" inputmode="none" ${keyboardAllowed ? "" : "readonly"}>
         <div class="keypad">${window.GateKeypad.KEYS.map((k) =>
-          `<button type="button" data-keypad="${k}" class="${k.length > 1 ? "wide" : ""}">${keyLabel(k)}</button>`).join("")}</div>`;
+          `<button type="button" data-keypad="${k}" class="${keyClass(k)}">${keyLabel(k)}</button>`).join("")}</div>`;
       drawNat(false);
       response.querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
         if (keyboardAllowed) nat = {text: $("nat-answer").value, caret: $("nat-answer").selectionStart ?? nat.caret};
@@ -111,6 +111,8 @@
       typeset(response);
     }
   }
+
+  function keyClass(k) { return k === "Left" || k === "Right" ? "arrow" : k.length > 1 ? "wide" : ""; }
 
   function keyLabel(k) {
     return {"Backspace": "Backspace", "Left": "←", "Right": "→", "Clear All": "Clear All", "-": "−"}[k] || k;
