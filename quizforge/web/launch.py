@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import getpass
 import socket
+import sqlite3
 import threading
 import time
 import webbrowser
 from typing import Callable
 
+from quizforge.errors import InputError
 from quizforge.practice.mock import Heartbeat, MockEngine, mock_summary, new_mock, paused_mock
 from quizforge.practice.store import History
 from quizforge.practice.timefmt import clock_text
+from quizforge.web.sitting import WebSitting
 
 # After the report has gone out: how long the server waits with no request before it stops.
 REPORT_GRACE_SECONDS = 3.0
@@ -39,13 +42,27 @@ def _listening_socket() -> socket.socket:
 
 
 class _Activity:
-    """When the last request came, and whether the report has been served."""
+    """When the page last asked the server for anything."""
 
     def __init__(self) -> None:
         self.last = time.monotonic()
 
     def touch(self) -> None:
         self.last = time.monotonic()
+
+
+def open_sitting(history: History, console, *, questions: int | None, minutes: float | None,
+                 resume: bool | int | str | None, clock: Callable[[], float] = time.time) -> WebSitting:
+    """The sitting to serve: mock `resume` (True: the last paused one), or a new paper.
+    A new paper leaves paused mocks alone, and says how to go back to the last of them."""
+    if resume:
+        state = paused_mock(history, None if resume is True else resume)
+    else:
+        for paused in history.paused_mocks()[-1:]:
+            console.print(f"mock {mock_summary(paused)} stays paused: quiz practice --resume {paused.number} "
+                          "--browser continues it", style="dim")
+        state = new_mock(history, questions, minutes, clock)
+    return WebSitting(MockEngine(history, state, clock), name=_candidate_name(), resumed=bool(resume))
 
 
 def run_browser_mock(history: History, console, *, questions: int | None, minutes: float | None,
@@ -55,17 +72,9 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
     import uvicorn
 
     from quizforge.web.server import create_app, new_token
-    from quizforge.web.sitting import WebSitting
 
-    if resume:
-        state = paused_mock(history, None if resume is True else resume)
-    else:
-        for paused in history.paused_mocks()[-1:]:
-            console.print(f"mock {mock_summary(paused)} stays paused: quiz practice --resume {paused.number} "
-                          "--browser continues it", style="dim")
-        state = new_mock(history, questions, minutes, clock)
-    engine = MockEngine(history, state, clock)
-    sitting = WebSitting(engine, name=_candidate_name(), resumed=bool(resume))
+    sitting = open_sitting(history, console, questions=questions, minutes=minutes, resume=resume, clock=clock)
+    engine, state = sitting.engine, sitting.state
     activity = _Activity()
     sock = _listening_socket()
     port = sock.getsockname()[1]
@@ -80,7 +89,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
             time.sleep(0.2)
             try:
                 sitting.expire_if_due()
-            except Exception:   # a failed write: the next request reports it
+            except (sqlite3.Error, InputError):   # a failed write: the next request reports it
                 continue
             if sitting.result is not None and time.monotonic() - activity.last >= REPORT_GRACE_SECONDS:
                 server.should_exit = True
