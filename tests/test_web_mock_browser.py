@@ -4,8 +4,6 @@ Skips with the reason where Chromium or Playwright is missing (CI installs both)
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -16,7 +14,8 @@ from browser_support import chromium_browser  # noqa: E402
 from practice_helpers import expected_marks, right_answer, wrong_answer  # noqa: E402
 from quizforge.practice.mock import MockEngine  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
-from quizforge.web.server import STATIC, create_app  # noqa: E402
+from quizforge.web.launch import BackgroundServer  # noqa: E402
+from quizforge.web.server import STATIC  # noqa: E402
 from quizforge.web.sitting import WebSitting  # noqa: E402
 
 MCQ = "dims.shapes-0000"
@@ -25,40 +24,28 @@ MSQ = "concepts.complexity-0002"        # three correct options
 NAT_NEGATIVE = "norms.layernorm-0001"   # a negative key: the keypad's minus sign
 WEIGHTS = "attention.weight-0001"       # its worked solution has attention weights: a heatmap
 PAPER = [MCQ, NAT, MSQ, NAT_NEGATIVE, WEIGHTS]
-TOKEN = "browser-test-token"
 
 
-class LiveServer:
-    """The exam server on 127.0.0.1 in a thread, as the launcher runs it, for one sitting."""
+class LiveServer(BackgroundServer):
+    """The exam server for one sitting of `paper`, on a fresh history."""
 
     def __init__(self, tmp_path: Path, paper=PAPER, minutes: float = 30, keyboard: bool = False):
-        import uvicorn
-
         self.history = History(tmp_path / "history.db")
         session = self.history.start_session("mock", {}, time.time())
         state = MockState(session, "gate", list(paper), minutes)
         self.history.create_mock(state)
-        self.sitting = WebSitting(MockEngine(self.history, state), name="Asha")
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        port = self.sock.getsockname()[1]
-        app = create_app(self.sitting, TOKEN, port, keyboard=keyboard)
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.url = f"http://127.0.0.1:{port}/{TOKEN}/"
-
-    def __enter__(self) -> "LiveServer":
-        self.thread.start()
-        while not self.server.started:
-            time.sleep(0.02)
-        return self
+        super().__init__(WebSitting(MockEngine(self.history, state), name="Asha"), keyboard=keyboard)
 
     def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.sitting.engine.close()
-        self.sock.close()
+        super().__exit__(*exc)
         self.history.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module: each test opens its own page."""
+    with chromium_browser() as context:
+        yield context
 
 
 def palette_class(page, number: int) -> str:
@@ -74,8 +61,8 @@ def keypad(page, text: str) -> None:
         page.click(f'#response [data-keypad="{ch}"]')
 
 
-def test_a_whole_paper_in_chromium_scores_as_the_engine(tmp_path):
-    with chromium_browser() as browser, LiveServer(tmp_path) as live:
+def test_a_whole_paper_in_chromium_scores_as_the_engine(browser, tmp_path):
+    with LiveServer(tmp_path) as live:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -217,17 +204,16 @@ KEYPAD_CASES = [
 ]
 
 
-def test_the_keypad_logic():
-    with chromium_browser() as browser:
-        page = browser.new_page()
-        page.add_script_tag(path=str(STATIC / "keypad.js"))
-        for state, key, expected in KEYPAD_CASES:
-            got = page.evaluate("([text, caret, key]) => GateKeypad.press({text, caret}, key)", [*state, key])
-            assert (got["text"], got["caret"]) == expected, (state, key)
+def test_the_keypad_logic(browser):
+    page = browser.new_page()
+    page.add_script_tag(path=str(STATIC / "keypad.js"))
+    for state, key, expected in KEYPAD_CASES:
+        got = page.evaluate("([text, caret, key]) => GateKeypad.press({text, caret}, key)", [*state, key])
+        assert (got["text"], got["caret"]) == expected, (state, key)
 
 
-def test_the_keyboard_types_nat_answers_only_with_keyboard_allowed(tmp_path):
-    with chromium_browser() as browser, LiveServer(tmp_path, paper=[NAT, MCQ], keyboard=True) as live:
+def test_the_keyboard_types_nat_answers_only_with_keyboard_allowed(browser, tmp_path):
+    with LiveServer(tmp_path, paper=[NAT, MCQ], keyboard=True) as live:
         page = browser.new_page()
         page.goto(live.url)
         page.click("#instructions-next")
@@ -249,8 +235,8 @@ def _boxes_overlap(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("width, height", [(1366, 768), (390, 844)])
-def test_nothing_overlaps_and_everything_is_reachable(tmp_path, width, height):
-    with chromium_browser() as browser, LiveServer(tmp_path, paper=[NAT_NEGATIVE, MSQ, WEIGHTS]) as live:
+def test_nothing_overlaps_and_everything_is_reachable(browser, tmp_path, width, height):
+    with LiveServer(tmp_path, paper=[NAT_NEGATIVE, MSQ, WEIGHTS]) as live:
         page = browser.new_page()
         page.set_viewport_size({"width": width, "height": height})
         page.goto(live.url)

@@ -132,3 +132,36 @@ def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=Fals
     finally:
         history.close()
     return 130 if how == "interrupted" else 0
+
+
+class BackgroundServer:
+    """The exam server on a thread, for scripts and tests that drive a browser themselves
+    (the command runs it on the main thread, where Ctrl-C reaches it)."""
+
+    def __init__(self, sitting: WebSitting, *, keyboard: bool = False):
+        import uvicorn
+
+        from quizforge.web.server import create_app, new_token
+
+        self.sitting = sitting
+        self.sock = _listening_socket()
+        port = self.sock.getsockname()[1]
+        token = new_token()
+        app = create_app(sitting, token, port, keyboard=keyboard)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                       name="quizforge-exam-server", daemon=True)
+        self.url = f"http://127.0.0.1:{port}/{token}/"
+
+    def __enter__(self) -> "BackgroundServer":
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sitting.engine.close()
+        self.sock.close()

@@ -137,9 +137,11 @@
     }).join("");
     $("palette-section").textContent = section.name;
     const states = Object.fromEntries(view.palette.map((cell) => [cell.number, cell.state]));
+    // The shape is drawn on the inner span (it is clipped); the button carries the focus ring.
     $("palette").innerHTML = section.questions.map((n) =>
-      `<button type="button" class="pal ${STATE_CLASS[states[n]]}${n === view.current ? " current" : ""}" ` +
-      `data-goto="${n}" title="${STATE_LABEL[states[n]]}">${n}</button>`).join("");
+      `<button type="button" class="cell ${STATE_CLASS[states[n]]}${n === view.current ? " current" : ""}" ` +
+      `data-goto="${n}" title="${STATE_LABEL[states[n]]}"><span class="pal ${STATE_CLASS[states[n]]}">${n}</span></button>`
+    ).join("");
     for (const [state, cls] of Object.entries(STATE_CLASS)) $(`count-${cls}`).textContent = section.counts[state];
   }
 
