@@ -161,8 +161,8 @@ def test_a_whole_paper_in_chromium_scores_as_the_engine(browser, tmp_path):
 
         # Submit: the summary per section, then the confirmation.
         page.click("#submit-button")
-        page.wait_for_selector("table.summary")
-        rows = page.locator("table.summary tr").all_inner_texts()
+        page.wait_for_selector("table.summary.by-section")
+        rows = page.locator("table.summary.by-section tr").all_inner_texts()
         assert rows[1].split("\t") == ["1-mark questions", "2", "2", "0", "0", "0", "0"]
         assert rows[2].split("\t") == ["2-mark questions", "3", "2", "0", "2", "1", "0"]
         page.click("#summary-submit")

@@ -421,3 +421,54 @@ def test_browser_options_are_checked_and_a_missing_extra_says_how_to_install(tmp
     code, out, err = run_quiz("practice", "--mock", "gate", "--browser", "--data-dir", str(tmp_path))
     assert code == 2 and out == ""
     assert err == 'error: the browser mock needs the web extra: pip install -e ".[web]" (missing: uvicorn)\n'
+
+
+def test_a_browser_mock_from_the_command_ends_with_the_report_and_stops(tmp_path):
+    proc = subprocess.Popen(quiz_cmd("practice", "--mock", "gate", "--browser", "--questions", "2"),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=quiz_env(tmp_path, BROWSER="true"))
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/\S+/", proc.stdout.readline()).group(0)
+
+        def post(path: str) -> dict:
+            request = urllib.request.Request(url + path, data=b"{}", headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=20) as response:
+                return json.loads(response.read())
+
+        assert post("api/begin")["status"] == "running"
+        assert post("api/submit")["status"] == "submitted"
+        with urllib.request.urlopen(url + "report", timeout=20) as response:
+            assert "Question by question" in response.read().decode()
+        started = time.monotonic()
+        out = proc.communicate(timeout=30)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and time.monotonic() - started < 15
+    assert "Score" in out and "0 / " in out   # the terminal's report too
+    stats = json.loads(run_quiz_process(tmp_path, "stats", "--json").stdout)
+    assert stats["mocks"]["history"][-1]["status"] == "submitted"
+
+
+def test_the_page_and_its_assets_ship_as_package_data_and_weigh_under_a_megabyte(exam):
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    package = Path(__file__).parents[1] / "quizforge"
+    globs = tomllib.loads((package.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = [f for f in (package / "web").rglob("*") if f.is_file() and "__pycache__" not in f.parts
+               and f.suffix != ".py"]
+    for f in shipped:
+        relative = f.relative_to(package).as_posix()
+        assert any(fnmatch.fnmatch(relative, g) for g in globs["quizforge"]), relative
+    assert (package / "web/static/katex/LICENSE").read_text().startswith("The MIT License")
+
+    page = exam.get("/").text
+    weight = len(page.encode())
+    for asset in re.findall(r'(?:href|src)="(/static/[^"]+)"', page):
+        response = exam.client.get(asset)
+        assert response.status_code == 200 or asset.startswith("/static/calculator."), asset
+        weight += len(response.content) if response.status_code == 200 else 0
+    weight += sum(f.stat().st_size for f in (package / "web/static/katex/fonts").glob("*.woff2"))
+    assert weight <= 1024 * 1024, weight

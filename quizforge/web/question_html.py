@@ -42,11 +42,13 @@ def is_attention_weights(step: Step) -> bool:
     return all(abs(sum(row) - 1) <= 0.02 * len(row) for row in rows)
 
 
-def matrix_html(step: Step) -> str:
-    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights."""
+def matrix_html(step: Step, caption: bool = True) -> str:
+    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights.
+    `caption`: the step's title above it (a worked solution's step has its own heading)."""
     heat = is_attention_weights(step)
-    out = [f'<table class="matrix{" heatmap" if heat else ""}">',
-           f"<caption>{inline_html(step.title)}</caption>"]
+    out = [f'<table class="matrix{" heatmap" if heat else ""}">']
+    if caption:
+        out.append(f"<caption>{inline_html(step.title)}</caption>")
     if step.col_labels:
         corner = "<th></th>" if step.row_labels else ""
         out.append("<tr>" + corner + "".join(f"<th>{html.escape(c)}</th>" for c in step.col_labels) + "</tr>")
@@ -55,7 +57,8 @@ def matrix_html(step: Step) -> str:
         cells = []
         for cell in row:
             value = _number(cell) if heat else None
-            style = f' style="--w:{value:.3f}"' if value is not None else ""
+            # White text on the darker half of the scale.
+            style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
             cells.append(f"<td{style}>{html.escape(cell)}</td>")
         out.append("<tr>" + label + "".join(cells) + "</tr>")
     out.append("</table>")
@@ -84,6 +87,6 @@ def solution_html(question: Question) -> str:
     for step in question.solution:
         body = to_html(step.md) if step.md else (f"<pre>{html.escape(step.text)}</pre>" if step.text else "")
         if step.matrix is not None:
-            body += matrix_html(step)
+            body += matrix_html(step, caption=False)
         parts.append(f'<div class="step"><h4>{inline_html(step.title)}</h4>{body}</div>')
     return "".join(parts)

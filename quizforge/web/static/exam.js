@@ -219,11 +219,20 @@
   $("submit-button").addEventListener("click", async () => {
     const summary = await call("/api/summary");
     if (summary.error) return showError(summary.error);
-    const rows = summary.sections.map((s) => `<tr><td>${s.section}</td><td>${s.questions}</td><td>${s.answered}</td>` +
-      `<td>${s["not answered"]}</td><td>${s.marked}</td><td>${s["answered and marked"]}</td><td>${s["not visited"]}</td></tr>`);
-    dialog("Exam Summary", `<table class="summary"><tr><th>Section</th><th>Questions</th><th>Answered</th>` +
-      `<th>Not Answered</th><th>Marked for Review</th><th>Answered &amp; Marked</th><th>Not Visited</th></tr>` +
-      `${rows.join("")}</table>`, [["Back to the paper", "summary-back", closeDialog], ["Submit", "summary-submit", confirmSubmit]]);
+    // Sections as rows (GATE's table); on a phone, sections as columns, so that it fits.
+    const columns = [["questions", "Questions"], ["answered", "Answered"], ["not answered", "Not Answered"],
+                     ["marked", "Marked for Review"], ["answered and marked", "Answered & Marked"],
+                     ["not visited", "Not Visited"]];
+    const bySection = `<table class="summary by-section"><tr><th>Section</th>` +
+      columns.map(([, label]) => `<th>${label}</th>`).join("") + "</tr>" +
+      summary.sections.map((s) => `<tr><td>${s.section}</td>` +
+        columns.map(([key]) => `<td>${s[key]}</td>`).join("") + "</tr>").join("") + "</table>";
+    const byState = `<table class="summary by-state"><tr><th></th>` +
+      summary.sections.map((s) => `<th>${s.section}</th>`).join("") + "</tr>" +
+      columns.map(([key, label]) => `<tr><th>${label}</th>` +
+        summary.sections.map((s) => `<td>${s[key]}</td>`).join("") + "</tr>").join("") + "</table>";
+    dialog("Exam Summary", bySection + byState,
+      [["Back to the paper", "summary-back", closeDialog], ["Submit", "summary-submit", confirmSubmit]]);
   });
   function confirmSubmit() {
     dialog("Submit the paper?", "<p>Are you sure you want to submit? You cannot change any answer afterwards.</p>",
