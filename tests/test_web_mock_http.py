@@ -284,6 +284,9 @@ def test_submit_summary_per_section_then_the_report_scores_as_the_engine(exam):
     assert '<dd id="negative">−0.33</dd>' in report
     for q in (MCQ, NAT, MSQ, NAT2):
         assert solution_html(q) in report
+    [miss] = result["misconceptions"]   # the wrong MCQ option is a named mistake
+    assert f"<b>{miss['label']}</b> ×1" in report
+    assert "Your first mock: the next report will compare with this one." in report
     row = next(row for row, m in exam.history.mocks() if m.session_id == exam.sitting.state.session_id)
     assert row["status"] == "submitted" and json.loads(row["result"])["score"] == result["score"]
     assert len(exam.history.attempts(mode="mock")) == 4   # quiz stats counts the browser's mock
@@ -472,3 +475,34 @@ def test_the_page_and_its_assets_ship_as_package_data_and_weigh_under_a_megabyte
         weight += len(response.content) if response.status_code == 200 else 0
     weight += sum(f.stat().st_size for f in (package / "web/static/katex/fonts").glob("*.woff2"))
     assert weight <= 1024 * 1024, weight
+
+
+def test_the_report_compares_with_earlier_mocks(history):
+    for answer in (None, right_answer(MCQ.id)):
+        sitting = sitting_for(history)
+        exam = Exam(client_for(sitting))
+        exam.post("begin")
+        if answer:
+            exam.save_next(answer)
+        exam.post("submit")
+    report = exam.get("/report").text
+    percent = 100 * sitting.result["score"] / 6
+    assert f"▲ +{percent:.1f} points" in report and "on the last mock (0.0%)" in report
+    assert "a personal best" in report and report.count('class="bar') == 2
+
+
+def test_a_failed_write_is_one_line_and_the_next_try_saves(exam, monkeypatch):
+    import sqlite3
+
+    exam.post("begin")
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(exam.history, "save_mock", locked)
+    response = exam.client.post(f"/{TOKEN}/api/save-next", json={"answer": right_answer(MCQ.id)})
+    assert response.status_code == 503
+    assert response.json() == {"error": "could not save to the history: database is locked"}
+    monkeypatch.undo()
+    assert exam.save_next(right_answer(MCQ.id))["current"] == 2   # the next try saves
+    assert saved_state(exam.history, exam.sitting.state.session_id).answers == {0: right_answer(MCQ.id)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from quizforge.errors import InputError
 from quizforge.web.sitting import BadRequest, WebSitting
 
 STATIC = Path(__file__).parent / "static"
@@ -112,12 +114,17 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
                 return JSONResponse(await run_in_threadpool(handler, sitting, data))
             except BadRequest as exc:
                 return JSONResponse({"error": str(exc)}, 400)
+            except (sqlite3.Error, InputError) as exc:   # the history file: busy too long, or the disk
+                return JSONResponse({"error": f"could not save to the history: {exc}"}, 503)
         return endpoint
 
     def state(request: Request) -> Response:
         touched()
-        sitting.expire_if_due()
-        return JSONResponse(sitting.view())
+        try:
+            sitting.expire_if_due()
+            return JSONResponse(sitting.view())
+        except (sqlite3.Error, InputError) as exc:
+            return JSONResponse({"error": f"could not save to the history: {exc}"}, 503)
 
     def clock(request: Request) -> Response:
         """The countdown as the server keeps it; the page only shows it."""

@@ -59,13 +59,15 @@
   function apply(next) {
     if (next.status === "submitted" || next.status === "timed_out") return toReport();
     if (!next.status) return showError(next.error || "the server sent nothing usable");
+    const previous = view;
     view = next;
     syncClock(next.seconds_left);
     $("time-left").textContent = clockText(next.seconds_left);
     if (next.status !== "running") return;
     $("instructions").hidden = true;
     $("exam").hidden = false;
-    drawQuestion();
+    // An answer refused as unreadable stays on screen to be corrected.
+    if (!(next.error && previous && previous.current === next.current)) drawQuestion();
     drawPalette();
     showError(next.error || "");
   }
