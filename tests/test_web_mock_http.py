@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import sys
 import subprocess
 import time
 import urllib.request
@@ -506,3 +507,26 @@ def test_a_failed_write_is_one_line_and_the_next_try_saves(exam, monkeypatch):
     monkeypatch.undo()
     assert exam.save_next(right_answer(MCQ.id))["current"] == 2   # the next try saves
     assert saved_state(exam.history, exam.sitting.state.session_id).answers == {0: right_answer(MCQ.id)}
+
+
+def test_the_server_and_the_first_question_load_neither_torch_nor_sympy(tmp_path):
+    """As in the terminal: the first question is light, and torch loads behind it."""
+    script = f"""
+import io, sys
+from rich.console import Console
+from starlette.testclient import TestClient
+import quizforge.cli.practice, quizforge.web.launch
+from quizforge.practice.store import History
+from quizforge.web.launch import open_sitting
+from quizforge.web.question_html import question_view
+from quizforge.web.server import create_app
+history = History({str(tmp_path / "history.db")!r})
+sitting = open_sitting(history, Console(file=io.StringIO()), questions=20, minutes=None, resume=False)
+client = TestClient(create_app(sitting, "t", 1), base_url="http://127.0.0.1:1")
+assert client.get("/t/").status_code == 200 and client.get("/t/api/state").json()["status"] == "instructions"
+question_view(sitting.engine.question(0))
+print(sorted(name for name in ("torch", "sympy") if name in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
