@@ -157,6 +157,12 @@ def test_a_whole_paper_in_chromium_scores_as_the_engine(browser, tmp_path):
         assert "marked" in palette_class(page, 5).split()
         assert page.inner_text("#count-answered-marked") == "1" and page.inner_text("#count-marked") == "1"
 
+        # The palette folds away and opens again.
+        page.click("#palette-toggle")
+        assert not page.is_visible("#palette") and page.get_attribute("#palette-toggle", "aria-expanded") == "false"
+        page.click("#palette-toggle")
+        assert page.is_visible("#palette")
+
         # Question Paper and Instructions open over the exam and close again.
         page.click("#question-paper-button")
         page.wait_for_selector(".paper-question >> nth=4")
@@ -185,6 +191,22 @@ def test_a_whole_paper_in_chromium_scores_as_the_engine(browser, tmp_path):
         assert page.locator(".solution .katex").count() > 10        # math typeset by the shipped KaTeX
         assert page.locator("table.heatmap td").count() >= 4         # the attention weights
         assert not errors, errors
+
+
+def test_at_zero_the_page_hands_the_paper_in_and_shows_the_report(browser, tmp_path):
+    with LiveServer(tmp_path, paper=[MCQ, NAT], minutes=0.05) as live:   # 3 seconds
+        page = browser.new_page()
+        page.goto(live.url)
+        page.click("#instructions-next")
+        page.check("#declaration")
+        page.click("#begin")
+        wait_question(page, 1)
+        page.locator(f'#response input[value="{right_answer(MCQ)}"]').click()
+        page.click("#save-next")
+        wait_question(page, 2)
+        page.wait_for_url("**/report", timeout=15_000)   # nobody pressed Submit
+        assert "Time ran out" in page.inner_text(".notice")
+        assert live.sitting.result["status"] == "timed_out" and live.sitting.result["answered"] == 1
 
 
 # (text, caret), key → (text, caret)
