@@ -504,6 +504,9 @@ def test_a_failed_write_is_one_line_and_the_next_try_saves(exam, monkeypatch):
     response = exam.client.post(f"/{TOKEN}/api/save-next", json={"answer": right_answer(MCQ.id)})
     assert response.status_code == 503
     assert response.json() == {"error": "could not save to the history: database is locked"}
+    monkeypatch.setattr(exam.sitting.engine.clock, "now", START + 601)   # time up: handing in needs a write
+    response = exam.client.get(f"/{TOKEN}/api/state")
+    assert response.status_code == 503 and response.json()["error"].startswith("could not save")
     monkeypatch.undo()
     assert exam.save_next(right_answer(MCQ.id))["current"] == 2   # the next try saves
     assert saved_state(exam.history, exam.sitting.state.session_id).answers == {0: right_answer(MCQ.id)}

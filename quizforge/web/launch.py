@@ -33,6 +33,14 @@ def _candidate_name() -> str:
         return "Candidate"
 
 
+def _open_quietly(open_browser: Callable[[str], object], url: str) -> None:
+    """Open the page if a browser can be started; the URL is printed either way."""
+    try:
+        open_browser(url)
+    except Exception:   # webbrowser.Error, or a broken $BROWSER: the printed URL still works
+        pass
+
+
 def _listening_socket() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -96,7 +104,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
 
     console.print(f"GATE mock #{state.number} in your browser: {url}", style="bold", soft_wrap=True)
     console.print("(open that address if no browser opens · Ctrl-C pauses the mock)", style="dim")
-    threading.Thread(target=lambda: open_browser(url), name="quizforge-open-browser", daemon=True).start()
+    threading.Thread(target=_open_quietly, args=(open_browser, url), name="quizforge-open-browser", daemon=True).start()
     threading.Thread(target=watch, name="quizforge-mock-watch", daemon=True).start()
     try:
         with Heartbeat(engine):

@@ -41,6 +41,16 @@ def _templates() -> Environment:
     return env
 
 
+def storage_safe(endpoint: Callable[[Request], Response]) -> Callable[[Request], Response]:
+    """A history write that fails (the file busy for too long, a full disk) is one line, not a traceback."""
+    def guarded(request: Request) -> Response:
+        try:
+            return endpoint(request)
+        except (sqlite3.Error, InputError) as exc:
+            return JSONResponse({"error": f"could not save to the history: {exc}"}, 503)
+    return guarded
+
+
 class HostAndToken:
     """ASGI middleware: 403 for a foreign Host header, 404 for a path without the token."""
 
@@ -120,11 +130,8 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
 
     def state(request: Request) -> Response:
         touched()
-        try:
-            sitting.expire_if_due()
-            return JSONResponse(sitting.view())
-        except (sqlite3.Error, InputError) as exc:
-            return JSONResponse({"error": f"could not save to the history: {exc}"}, 503)
+        sitting.expire_if_due()
+        return JSONResponse(sitting.view())
 
     def clock(request: Request) -> Response:
         """The countdown as the server keeps it; the page only shows it."""
@@ -144,12 +151,12 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
             return JSONResponse({"error": str(exc)}, 400)
 
     routes = [
-        Route(f"{base}/", page),
-        Route(f"{base}/report", report),
-        Route(f"{base}/api/state", state),
-        Route(f"{base}/api/clock", clock),
-        Route(f"{base}/api/summary", summary),
-        Route(f"{base}/api/paper", paper),
+        Route(f"{base}/", storage_safe(page)),
+        Route(f"{base}/report", storage_safe(report)),
+        Route(f"{base}/api/state", storage_safe(state)),
+        Route(f"{base}/api/clock", storage_safe(clock)),
+        Route(f"{base}/api/summary", storage_safe(summary)),
+        Route(f"{base}/api/paper", storage_safe(paper)),
         Route(f"{base}/api/begin", action(lambda s, d: s.begin()), methods=["POST"]),
         Route(f"{base}/api/save-next", action(lambda s, d: s.save_and_next(d.get("answer"))), methods=["POST"]),
         Route(f"{base}/api/mark-next", action(lambda s, d: s.mark_and_next(d.get("answer"))), methods=["POST"]),
@@ -168,7 +175,7 @@ def _hms(seconds: float) -> str:
 
 
 def _marks_total(sitting: WebSitting) -> int:
-    from quizforge.web.sitting import _marks_of
+    from quizforge.web.sitting import question_marks
 
-    return sum(_marks_of(qid) for qid in sitting.state.paper)
+    return sum(question_marks(qid) for qid in sitting.state.paper)
 

@@ -34,7 +34,8 @@ class Section:
     questions: tuple[int, ...]   # 0-based indices, in paper order
 
 
-def _marks_of(question_id: str) -> int:
+def question_marks(question_id: str) -> int:
+    """A question's marks, from its template (nothing is generated)."""
     from quizforge.bank.registry import parse_question_id
 
     return parse_question_id(question_id)[0].marks
@@ -44,7 +45,7 @@ def sections_by_marks(paper: list[str]) -> list[Section]:
     """GATE's sections by marks: one-mark questions, then two-mark ones (as the paper orders them)."""
     by_marks: dict[int, list[int]] = {}
     for i, qid in enumerate(paper):
-        by_marks.setdefault(_marks_of(qid), []).append(i)
+        by_marks.setdefault(question_marks(qid), []).append(i)
     return [Section(f"{marks}-mark questions", tuple(found)) for marks, found in sorted(by_marks.items())]
 
 
@@ -85,9 +86,7 @@ class WebSitting:
     def expire_if_due(self) -> bool:
         """Hand the paper in once the server's clock reaches zero; True when the sitting is over."""
         if self.started and not self.ended:
-            for event in self.engine.poll():
-                if isinstance(event, Ended):
-                    break
+            self.engine.poll()   # ends the sitting once time is up
         if self.ended in ("submitted", "timed_out"):
             self.finish()
         return self.ended is not None

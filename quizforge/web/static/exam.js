@@ -208,7 +208,11 @@
   $("question-paper-button").addEventListener("click", async () => {
     dialog("Question Paper", "<p>Loading…</p>", [["Close", "paper-close", closeDialog]]);
     const paper = await call("/api/paper");
-    if (paper.error) return dialog("Question Paper", `<p>${paper.error}</p>`, [["Close", "paper-close", closeDialog]]);
+    if (paper.error) {
+      dialog("Question Paper", "<p></p>", [["Close", "paper-close", closeDialog]]);
+      $("dialog-body").firstChild.textContent = paper.error;
+      return;
+    }
     dialog("Question Paper", paper.questions.map((q) =>
       `<article class="paper-question"><h3>Question ${q.number} <small>${q.kind} · ${q.marks_text}</small></h3>` +
       `${q.prompt}${q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : ""}` +
