@@ -296,3 +296,22 @@ def test_nothing_overlaps_and_everything_is_reachable(browser, tmp_path, width, 
                 assert not _boxes_overlap(a, b)
         page.click('#palette [data-goto="2"]')   # reachable: the click lands
         wait_question(page, 2)
+
+
+def test_the_readme_screenshot_script_writes_the_exam_screen(tmp_path):
+    import struct
+
+    from browser_support import why_no_browser
+
+    from quizforge.web.screenshot import main
+
+    reason = why_no_browser()
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path / "gate-mock.png"
+    assert main(["--out", str(out)]) == 0
+    header = out.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", header[16:24]) == (1366, 768)
+    root = Path(__file__).parents[1]
+    assert (root / "docs/gate-mock.png").exists() and "](docs/gate-mock.png)" in (root / "README.md").read_text()

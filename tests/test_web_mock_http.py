@@ -388,14 +388,22 @@ def test_a_mock_paused_in_the_browser_resumes_in_the_terminal_and_back(tmp_path)
     assert json.loads(stats)["mocks"]["history"][-1]["score"] == expected_marks(first, right_answer(first))
 
 
-def test_browser_mock_from_the_command_prints_its_url_and_pauses_on_ctrl_c(tmp_path):
+def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ctrl_c(tmp_path):
     home = tmp_path / "home"
+    opened = tmp_path / "opened"
+    # $BROWSER, as Python's webbrowser reads it: a command that notes the address it is given.
+    browser = f"{sys.executable} -c \"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])\" %s"
     proc = subprocess.Popen(quiz_cmd("practice", "--mock", "gate", "--browser", "--questions", "3"),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=quiz_env(home, BROWSER="true"))
+                            env=quiz_env(home, BROWSER=browser))
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/", line).group(0)
+        for _ in range(100):
+            if opened.exists() and opened.read_text():
+                break
+            time.sleep(0.05)
+        assert opened.read_text() == url
         with urllib.request.urlopen(url, timeout=10) as response:
             assert "GATE Data Science" in response.read().decode()
         begin = urllib.request.Request(url + "api/begin", data=b"{}", headers={"Content-Type": "application/json"})
