@@ -426,6 +426,9 @@ def test_browser_options_are_checked_and_a_missing_extra_says_how_to_install(tmp
     assert code == 2 and "--browser belongs to --mock gate or --resume" in err
     code, _, err = run_quiz("practice", "--mock", "gate", "--keyboard", "--data-dir", str(tmp_path))
     assert code == 2 and "--keyboard belongs to --browser" in err
+    code, _, err = run_quiz("practice", "--resume", "7", "--browser", "--data-dir", str(tmp_path))
+    assert code == 2 and err == ("error: there is no paused mock 7: no mock is paused; start one with "
+                                 "quiz practice --mock gate\n")
     import importlib.util
 
     real = importlib.util.find_spec
