@@ -388,7 +388,8 @@ def test_a_mock_paused_in_the_browser_resumes_in_the_terminal_and_back(tmp_path)
     assert json.loads(stats)["mocks"]["history"][-1]["score"] == expected_marks(first, right_answer(first))
 
 
-def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ctrl_c(tmp_path):
+@pytest.mark.parametrize("stop, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ctrl_c(tmp_path, stop, status):
     home = tmp_path / "home"
     opened = tmp_path / "opened"
     # $BROWSER, as Python's webbrowser reads it: a command that notes the address it is given.
@@ -410,12 +411,12 @@ def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ct
         with urllib.request.urlopen(begin, timeout=10) as response:
             view = json.loads(response.read())
         assert view["status"] == "running" and view["total"] == 3
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         out = proc.communicate(timeout=20)[0]
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130
+    assert proc.returncode == status and "Traceback" not in out
     assert f"Mock paused: #{view['number']}" in out and "quiz practice --resume" in out
     stats = json.loads(run_quiz_process(home, "stats", "--json").stdout)
     assert [m["number"] for m in stats["mocks"]["paused"]] == [view["number"]]

@@ -83,8 +83,10 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
         missing = missing_web_extra()
         if missing:
             raise InputError(missing)
+        from quizforge.cli import stop_cleanly_on_sigterm
         from quizforge.web.launch import browser_practice
 
+        stop_cleanly_on_sigterm()   # kill, or a closed session: the server stops and the mock is paused, as on Ctrl-C
         try:
             code = browser_practice(data_dir=data_dir, questions=questions, minutes=minutes, resume=_resume(resume),
                                     keyboard=keyboard)

@@ -76,7 +76,8 @@ def open_sitting(history: History, console, *, questions: int | None, minutes: f
 def run_browser_mock(history: History, console, *, questions: int | None, minutes: float | None,
                      resume: bool | int | str | None, keyboard: bool = False,
                      clock: Callable[[], float] = time.time, open_browser: Callable[[str], object] = webbrowser.open) -> str:
-    """Serve one sitting; returns 'submitted', 'timed_out' or 'interrupted' (Ctrl-C: the mock stays paused)."""
+    """Serve one sitting; returns 'submitted' or 'timed_out'. Ctrl-C (or SIGTERM) leaves the mock
+    paused, says how to resume it and raises KeyboardInterrupt."""
     import uvicorn
 
     from quizforge.web.server import create_app, new_token
@@ -119,7 +120,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
         engine.checkpoint()   # the clock so far; the session stays open, so the mock is paused
         console.print(f"\nMock paused: #{state.number}, {clock_text(state.remaining)} left · continue with: "
                       f"quiz practice --resume {state.number} (add --browser for the browser)", style="bold yellow")
-        return "interrupted"
+        raise KeyboardInterrupt   # the command exits as interrupted (130, or 143 for SIGTERM)
     from quizforge.practice.mock_report import mock_report_view
 
     console.print(mock_report_view(sitting.result, sitting.earlier))
@@ -128,18 +129,18 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
 
 def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=False, keyboard=False,
                      console=None, open_browser: Callable[[str], object] = webbrowser.open) -> int:
-    """What `quiz practice --browser` runs: the exit status (0, or 130 when paused by Ctrl-C)."""
+    """What `quiz practice --browser` runs: the exit status, 0 once the paper is in."""
     from quizforge.practice.paths import history_path
     from quizforge.render import console as make_console
 
     console = console or make_console()
     history = History(history_path(data_dir))
     try:
-        how = run_browser_mock(history, console, questions=questions, minutes=minutes, resume=resume,
-                               keyboard=keyboard, open_browser=open_browser)
+        run_browser_mock(history, console, questions=questions, minutes=minutes, resume=resume,
+                         keyboard=keyboard, open_browser=open_browser)
     finally:
         history.close()
-    return 130 if how == "interrupted" else 0
+    return 0
 
 
 class BackgroundServer:
