@@ -545,3 +545,32 @@ print(sorted(name for name in ("torch", "sympy") if name in sys.modules))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_every_button_is_saved_at_once_so_kill_9_loses_nothing(tmp_path):
+    proc = subprocess.Popen(quiz_cmd("practice", "--mock", "gate", "--browser", "--questions", "3"),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=quiz_env(tmp_path, BROWSER="true"))
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/\S+/", proc.stdout.readline()).group(0)
+
+        def post(path: str, data: dict) -> dict:
+            request = urllib.request.Request(url + path, data=json.dumps(data).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=20) as response:
+                return json.loads(response.read())
+
+        view = post("api/begin", {})
+        with History(tmp_path / "history.db") as history:
+            paper = history.paused_mocks()[-1].paper
+        post("api/save-next", {"answer": right_answer(paper[0])})
+        post("api/mark-next", {"answer": None})
+        proc.kill()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with History(tmp_path / "history.db") as history:
+        [state] = history.paused_mocks()
+    assert state.number == view["number"]
+    assert state.answers == {0: right_answer(paper[0])} and state.marked == {1} and state.current == 2
