@@ -19,6 +19,7 @@ from typing import Callable
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
@@ -118,8 +119,6 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
                 return JSONResponse({"error": "request body is not JSON"}, 400)
             if not isinstance(data, dict):
                 return JSONResponse({"error": "request body must be a JSON object"}, 400)
-            from starlette.concurrency import run_in_threadpool
-
             try:
                 return JSONResponse(await run_in_threadpool(handler, sitting, data))
             except BadRequest as exc:
@@ -136,8 +135,7 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
     def clock(request: Request) -> Response:
         """The countdown as the server keeps it; the page only shows it."""
         sitting.expire_if_due()
-        return JSONResponse({"status": sitting.ended or ("running" if sitting.started else "instructions"),
-                             "seconds_left": round(sitting.engine.time_left(), 1)})
+        return JSONResponse({"status": sitting.status, "seconds_left": round(sitting.engine.time_left(), 1)})
 
     def summary(request: Request) -> Response:
         touched()

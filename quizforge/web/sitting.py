@@ -72,6 +72,11 @@ class WebSitting:
     def ended(self) -> str | None:
         return self.engine.ended
 
+    @property
+    def status(self) -> str:
+        """'instructions', 'running', then 'submitted' or 'timed_out' (or 'paused')."""
+        return self.ended or ("running" if self.started else "instructions")
+
     # --- the clock and the end --------------------------------------------------------
 
     def begin(self) -> dict:
@@ -216,7 +221,7 @@ class WebSitting:
         """The page's whole state: the question on screen, the palette, the clock; no key."""
         with self.engine.lock:
             s = self.state
-            status = self.ended or ("running" if self.started else "instructions")
+            status = self.status
             out: dict = {"status": status, "seconds_left": round(self.engine.time_left(), 1),
                          "total": len(s.paper), "number": s.number}
             if error:
