@@ -574,3 +574,22 @@ def test_every_button_is_saved_at_once_so_kill_9_loses_nothing(tmp_path):
         [state] = history.paused_mocks()
     assert state.number == view["number"]
     assert state.answers == {0: right_answer(paper[0])} and state.marked == {1} and state.current == 2
+
+
+def test_attention_weights_are_a_heatmap_and_other_matrices_plain_tables():
+    from quizforge.bank.steps import matrix
+    from quizforge.web.question_html import matrix_html
+
+    weights = matrix("Weights softmax(·)", [["0.2500", "0.7500"], ["1.0000", "0.0000"]], row_labels=["q1", "q2"],
+                     col_labels=["k1", "k2"])
+    table = matrix_html(weights)
+    assert table.startswith('<table class="matrix heatmap"><caption>Weights softmax(·)</caption>')
+    assert '<tr><th></th><th>k1</th><th>k2</th></tr>' in table
+    assert '<td style="--w:0.750" class="dark">0.7500</td>' in table and '<td style="--w:0.250">0.2500</td>' in table
+    assert "<caption>" not in matrix_html(weights, caption=False)
+    for plain in (matrix("Q", [[1, 0], [0, 1]]),                       # one-hot inputs: not weights
+                  matrix("Weights softmax(·)", [["0.5", "0.6"]]),      # a row that does not sum to 1
+                  matrix("Weights", [["0.5", "x <b>"], ["0.5", "0.5"]])):
+        html = matrix_html(plain)
+        assert html.startswith('<table class="matrix">') and "--w" not in html
+    assert "x &lt;b&gt;" in matrix_html(matrix("Weights", [["x <b>"]]))   # cells are escaped

@@ -35,7 +35,10 @@ def _number(cell: str) -> float | None:
 
 
 def is_attention_weights(step: Step) -> bool:
-    """Rows of numbers in [0, 1] that each sum to 1: a softmax's output, drawn as a heatmap."""
+    """A matrix of weights whose rows are numbers in [0, 1] summing to 1 (a softmax's output),
+    drawn as a heatmap. The title must say so: a one-hot matrix of inputs is no heatmap."""
+    if not any(word in step.title.lower() for word in ("weight", "softmax")):
+        return False
     rows = [[_number(cell) for cell in row] for row in step.matrix or ()]
     if not rows or any(v is None or not 0 <= v <= 1 for row in rows for v in row):
         return False
