@@ -299,17 +299,20 @@ def test_nothing_overlaps_and_everything_is_reachable(browser, tmp_path, width, 
 
 
 def test_the_readme_screenshot_script_writes_the_exam_screen(tmp_path):
+    """`python -m quizforge.web.screenshot`, as the README says (its own Chromium, in its own process)."""
     import struct
+    import subprocess
+    import sys
 
     from browser_support import why_no_browser
-
-    from quizforge.web.screenshot import main
 
     reason = why_no_browser()
     if reason:
         pytest.skip(reason)
     out = tmp_path / "gate-mock.png"
-    assert main(["--out", str(out)]) == 0
+    run = subprocess.run([sys.executable, "-m", "quizforge.web.screenshot", "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout == f"wrote {out}\n", run.stderr
     header = out.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", header[16:24]) == (1366, 768)
