@@ -84,6 +84,15 @@ class Entry:
         return [Entry(self.path, self.text, item, header, i) for i, item in enumerate(value)]
 
 
+def toml_error_line(error: Exception, text: str) -> int:
+    """The line a TOML error is on; tomllib says "at end of document" for what runs off the end
+    (an unclosed string or array), which is the file's last line."""
+    m = re.search(r"line (\d+)", str(error))
+    if m:
+        return int(m.group(1))
+    return max(1, len(text.splitlines())) if "end of document" in str(error) else 1
+
+
 def load(path: Path) -> Entry:
     """The top-level table of a TOML content file."""
     try:
@@ -93,6 +102,5 @@ def load(path: Path) -> Entry:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+)", str(e))
-        raise ContentError(f"{path}:{m.group(1) if m else 1}: not valid TOML ({e})") from None
+        raise ContentError(f"{path}:{toml_error_line(e, text)}: not valid TOML ({e})") from None
     return Entry(path, text, data)

@@ -61,6 +61,8 @@ def test_a_good_file_loads_into_chains_and_prompts(tmp_path):
     (GOOD.replace('question = "Why scale?"', 'question = "Why scale?'), 13, "not valid TOML"),
     (GOOD.replace('model_answer = "A weighted average of values."', 'model_answer = "  "'), 8, "non-empty string"),
     (GOOD.split("[[prompt]]")[0], 1, "at least 1 [[prompt]]"),
+    # an error tomllib finds only at the end of the document is on the last line, not line 1
+    (GOOD + 'notes = """never closed\n\n', len(GOOD.splitlines()) + 2, "Unterminated string"),
 ])
 def test_a_malformed_entry_names_file_and_line(tmp_path, broken, line, words):
     path = _write(tmp_path, broken)

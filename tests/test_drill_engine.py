@@ -242,7 +242,7 @@ def test_every_due_review_comes_first_and_every_due_count_agrees(history):
     assert compute_stats(history, NOW)["due"]["now"] == 4
     summary = _text(drill_summary_view(over, NOW))
     assert "4 reviews due now · progress: quiz stats" in summary and "next review" not in summary
-    assert "Due now: 4 of" in _text(stats_view(compute_stats(history, NOW)))
+    assert "Due now: 4 (4 templates)" in _text(stats_view(compute_stats(history, NOW)))
     assert drill(history).start()[0].due == 4
 
 

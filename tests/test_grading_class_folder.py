@@ -145,7 +145,7 @@ def test_reports_carry_no_escape_sequence_bidi_override_or_markup(batch):
     folder, out, first, _ = batch
     _needs_sandbox(first)
     analysis = (out / "item_analysis.md").read_text(encoding="utf-8")
-    assert "ValueError: ?c?\\[#J?\\[#;#H?#m &lt;img src=x onerror=alert(#)&gt; \\[click\\](javascript:alert(#))" \
+    assert "ValueError: ?c?\\[2J?\\[10;10H?31m &lt;img src=x onerror=alert(1)&gt; \\[click\\](javascript:alert(1))" \
         in analysis
     assert "\\`code\\` \\| pipe ?evil" in analysis
     similarity = (out / "similarity.md").read_text(encoding="utf-8")
@@ -157,8 +157,9 @@ def test_reports_carry_no_escape_sequence_bidi_override_or_markup(batch):
     for report in (analysis, similarity):  # no tag, and no "[" or "`" Markdown would read as syntax
         assert "<img" not in report and not re.search(r"(?<!\\)[\[`]", re.sub(r"`test_[^`|]*`", "", report))
     for item in json.loads((out / "item_analysis.json").read_text()):
-        for failure in item["common_failures"]:
-            assert "\x1b" not in failure["message"] and "\u202e" not in failure["message"]
+        for failure in item["failures"]:
+            for text in (failure["diagnosis"], failure["example"]):
+                assert "\x1b" not in text and "\u202e" not in text
 
 
 def test_the_terminal_table_shows_no_escape_sequence_or_bidi_override(tmp_path):

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from quizforge.grading.gradebook import csv_cell, gradebook_csv
-from quizforge.grading.item_analysis import analyse, is_diagnosis, markdown, message_pattern
+from quizforge.grading.item_analysis import analyse, diagnosis, markdown, message_pattern
 from quizforge.grading.judge import SuiteResult
 from quizforge.grading.judge import TestResult as Case
 from quizforge.grading.similarity import fingerprint, similar_pairs, starter_source
@@ -46,8 +46,9 @@ def test_a_cell_is_never_read_as_a_formula():
 def test_item_analysis_gives_pass_rates_and_groups_failures_by_pattern():
     items = {i["test"]: i for i in analyse(GRADED)}
     assert items["test_a"]["pass_rate"] == round(1 / 3, 4)
-    assert items["test_a"]["common_failures"] == [{"message": "wrong at line #", "count": 2}]
-    assert items["test_b"]["passed"] == 2 and items["test_b"]["common_failures"][0]["message"] == "timed out"
+    assert [(f["diagnosis"], f["count"]) for f in items["test_a"]["failures"]] == [("wrong at line #", 2)]
+    assert items["test_a"]["failures"][0]["example"] == "wrong at line 12"   # tie: first seen
+    assert items["test_b"]["passed"] == 2 and items["test_b"]["failures"][0]["diagnosis"] == "timed out"
     assert message_pattern("off by 1.5e-3 at  row 2") == "off by # at row #"
     assert "| `test_a` | 33% of 3 | wrong at line # (2×) |" in markdown(analyse(GRADED), "softmax")
 
@@ -87,14 +88,36 @@ def test_a_tie_names_the_diagnosis_rather_than_the_bare_exception():
               ("bo", suite(("test_large", "failed", 0, 2, overflow))),
               ("cy", suite(("test_large", "failed", 0, 2, raised.replace("line 4", "line 9")))),
               ("di", suite(("test_large", "failed", 0, 2, overflow.replace("1000", "900"))))]
-    failures = analyse(graded)[0]["common_failures"]
-    assert [f["message"] for f in failures] == [message_pattern(overflow), message_pattern(raised)]
-    assert [f["count"] for f in failures] == [2, 2]
+    failures = analyse(graded)[0]["failures"]
+    assert [f["diagnosis"] for f in failures] == [message_pattern(overflow), "raised NotImplementedError"]
+    assert [f["count"] for f in failures] == [2, 2] and [f["named"] for f in failures] == [True, False]
+    assert failures[1]["example"] in (raised, raised.replace("line 4", "line 9"))   # a real message
+    table = markdown(analyse(graded), "softmax")
     assert "| 0% of 4 | softmax(float#\\[#, #\\], dim=#) gives nan for logits of #: subtract the row max first (2×) |" \
-        in markdown(analyse(graded), "softmax")
-    # more often wins over named, and a hint after the error is a diagnosis
-    assert analyse(graded[:3])[0]["common_failures"][0]["message"] == message_pattern(raised)
-    assert is_diagnosis(message_pattern(raised) + " — the softmax runs over the queries")
+        in table
+    # more often wins over named
+    assert analyse(graded[:3])[0]["failures"][0]["diagnosis"] == "raised NotImplementedError"
+
+
+def test_failures_are_grouped_by_the_bug_they_name_with_one_real_example_each():
+    scale = "attention(float32[2, 4, 8]) differs from the reference by 0.31 — the scores are not divided by sqrt(d_k)"
+    axis = "attention(float32[2, 4, 8]) differs from the reference by 0.52 — the softmax runs over the queries"
+    graded = [(f"s{i}", suite(("test_values", "failed", 0, 2, message))) for i, message in enumerate(
+        [scale, scale.replace("0.31", "0.29"), axis, "attention(float32[2, 4, 8]) raised ValueError: shapes (line 7)",
+         "attention(float32[2, 4, 8]) raised ValueError: shapes (line 9)",
+         "attention(float32[2, 4, 8]) failed (timeout): ran past 5 s", "some other wording 1", "some other wording 2"])]
+    assert diagnosis(scale) == ("the scores are not divided by sqrt(d_k)", True)
+    assert diagnosis("f(x) failed (timeout): ran past 5 s") == ("failed (timeout)", False)
+    failures = analyse(graded)[0]["failures"]
+    assert [(f["diagnosis"], f["count"]) for f in failures] == [
+        ("the scores are not divided by sqrt(d_k)", 2), ("some other wording #", 2), ("raised ValueError", 2),
+        ("the softmax runs over the queries", 1), ("failed (timeout)", 1)]
+    assert failures[0]["example"] in (scale, scale.replace("0.31", "0.29"))
+    text = markdown(analyse(graded), "attention")
+    assert "## Failures by diagnosis" in text and "### `test_values`: 0% of 8 passed" in text
+    assert "- **the scores are not divided by sqrt(d\\_k)** (2×)" in text
+    assert "for example: attention(float32\\[2, 4, 8\\]) differs from the reference by 0.3" in text
+    assert "- and 2 more in 2 other kinds (item_analysis.json lists them)" in text
 
 
 def test_an_empty_class_folder_says_there_was_nothing_to_grade(run_quiz, tmp_path, monkeypatch):

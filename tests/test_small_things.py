@@ -363,3 +363,14 @@ def test_sizes_round_half_away_from_zero(run_quiz, monkeypatch):
 
     assert binary_bytes(int(1.125 * 2**30)) == "1.13 GiB" and binary_bytes(1023) == "1023 B"
     assert si(1_125_000) == "1.13 M" and si(2_500_005_000_000, billions="B") == "2.50 T"
+
+
+def test_an_index_with_an_operator_reads_as_one_subscript(run_quiz):
+    code, out, _ = run_quiz("ask", "flops.rnn_attention_counts-0001")
+    assert code == 0 and "W_h hₜ₋₁ + b" in out and "h_t-1" not in out
+
+
+def test_a_batch_of_one_is_said_plainly(run_quiz):
+    code, out, _ = run_quiz("ask", "memory.kv_cache-0006")
+    assert code == 0 and "with a single sequence of 512 cached positions" in " ".join(out.split())
+    assert "batch of 1 " not in " ".join(out.split())

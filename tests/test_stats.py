@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import time
@@ -163,22 +164,45 @@ def test_a_skip_does_not_extend_the_current_streak(history):
 
 def test_due_now_and_the_forecast(history):
     add_card(history, "template:params.q", at(-3), at(-10))           # overdue: counted today
-    add_card(history, "template:flops.q", at(0, 21), at(-4))          # later today: in today's bar, not due now
+    add_card(history, "template:flops.q", at(0, 21), at(-4))          # later today, but its mistake is due now
     add_card(history, "misconception:extra-bias", NOW - 60, at(0, 9))  # due a minute ago, introduced today
-    add_card(history, "template:dims.q", at(1, 8), at(0, 10))
+    add_card(history, "template:dims.q", at(1, 8), at(0, 10))         # introduced today
+    add_card(history, "template:attention.q", at(0, 20), at(-3))      # later today
     add_card(history, "template:memory.q", at(5, 7), at(-2))
     add_card(history, "interview:kv-cache", at(5, 22), at(-2))
+    add_card(history, "interview:rope", at(-1), at(0, 8))             # an overdue prompt, introduced today
     add_card(history, "template:softmax.q", at(20), at(-2))            # beyond the fortnight
     record(history, at(-1), attempt("flops", "wrong", misconception="extra-bias"))
 
     due = compute_stats(history, NOW)["due"]
-    # Reviews the drill would serve: params.q (its card is due) and flops.q (its mistake is due).
-    assert due["now"] == 2 and due["total_cards"] == 7 and due["new_today"] == 2
-    assert due["next_at"] == at(1, 8)   # dims.q; flops.q is due already, not "next"
+    # Reviews the drill would serve: params.q (its card is due) and flops.q (its mistake is due);
+    # the interview serves rope. A misconception's own card is not a review.
+    assert due["drill"] == {"now": 2, "scheduled": 6, "new_today": 1}
+    assert due["interview"] == {"now": 1, "scheduled": 2, "new_today": 1}
+    assert due["now"] == 3 and due["scheduled"] == 8 and due["new_today"] == 2 and due["later_today"] == 1
+    assert due["next_at"] == at(0, 20)   # attention.q; flops.q is due already, not "next"
     assert [f["day"] for f in due["forecast"]] == [day(i) for i in range(14)]
     counts = [f["count"] for f in due["forecast"]]
-    assert counts[0] == 3 and counts[1] == 1 and counts[5] == 2
-    assert sum(counts) == 6
+    assert counts[0] == due["now"] + due["later_today"] == 4
+    assert counts[1] == 1 and counts[5] == 2 and due["after_forecast"] == 1
+    assert sum(counts) + due["after_forecast"] == due["scheduled"]
+
+    shown = render(stats_view(compute_stats(history, NOW)))
+    assert "Due now: 3 (2 templates, 1 interview prompt) · 1 more later today" in shown
+    assert "Scheduled: 8 (6 templates, 2 interview prompts) · new today: 1 template, 1 interview prompt" in shown
+    assert re.search(r"today\s+\S+\s+4\n", shown) and re.search(r"later\s+1\n", shown)
+
+
+def test_due_now_agrees_with_what_the_drill_serves(history):
+    """The issue's case: overdue interview prompts count in "due now" as in the forecast."""
+    for n, template in enumerate(["params.q", "flops.q", "dims.q", "memory.q", "softmax.q"]):
+        add_card(history, f"template:{template}", at(-1 - n), at(-9))
+    for prompt in ("kv-cache", "rope"):
+        add_card(history, f"interview:{prompt}", at(-2), at(-9))
+    due = compute_stats(history, NOW)["due"]
+    from quizforge.practice.due import due_reviews
+    assert due["drill"]["now"] == due_reviews(history, NOW).count == 5
+    assert due["now"] == due["forecast"][0]["count"] == 7
 
 
 def test_misconceptions_ranked_and_corrected(history):
@@ -280,7 +304,7 @@ def test_empty_history(history):
     assert stats["topics"] == [] and stats["misconceptions"] == []
     assert stats["interview"]["attempts"] == 0 and stats["interview"]["prompts"] == []
     assert stats["streak"] == {"current": 0, "longest": 0, "active_days": 0, "last_active_day": None}
-    assert stats["due"]["now"] == 0 and stats["due"]["total_cards"] == 0
+    assert stats["due"]["now"] == 0 and stats["due"]["scheduled"] == 0 and stats["due"]["after_forecast"] == 0
     assert [f["count"] for f in stats["due"]["forecast"]] == [0] * 14
     assert stats["mocks"] == {"history": [], "best": None, "last": None, "change": None, "unfinished": 0,
                               "paused": []}
@@ -317,7 +341,7 @@ def test_view_shows_every_section(history):
     mock(history, at(-3), 40, 100)
     mock(history, at(-2), 50, 100)
     text = render(stats_view(compute_stats(history, NOW)))
-    for needle in ("Parameter counts", "Attention by hand", "Softmax and scaling", "Streak: 2 days", "Due now: 1 of 1", "Next 14 days", "today",
+    for needle in ("Parameter counts", "Attention by hand", "Softmax and scaling", "Streak: 2 days", "Due now: 1 (1 template)", "Reviews falling due, next 14 days", "today",
                    "forgot the biases", "open", "Mock tests", "+10.0 points"):
         assert needle in text, needle
     assert "█" in text

@@ -85,8 +85,11 @@ def latex_to_unicode(s: str) -> str:
         elif ch == "_":
             inner, i = _group(s, i + 1)
             plain = latex_to_unicode(inner)
-            # Multi-letter names (d_model, d_ff) read better left as they are.
-            out.append(_script(inner, _SUB, "_") if len(plain) == 1 and plain.isdigit() else "_" + plain)
+            # Multi-letter names (d_model, d_ff) read better left as they are; an index with an
+            # operator (t-1) must read as one subscript, not as h_t minus 1.
+            operator = any(op in plain for op in "+-=")
+            out.append(_script(inner, _SUB, "_") if (len(plain) == 1 and plain.isdigit()) or operator
+                       else "_" + plain)
         elif ch in "{}":
             i += 1
         else:

@@ -171,23 +171,41 @@ def _interview_line(stats: dict) -> Text | None:
     return line
 
 
+def _by_kind(counts: dict, word: str = "") -> str:
+    """'5 templates, 2 interview prompts' (the kinds present), for one of due's counts."""
+    drill, interview = counts["drill"], counts["interview"]
+    parts = [plural(drill, "template")] if drill or not interview else []
+    if interview:
+        parts.append(plural(interview, "interview prompt"))
+    return ", ".join(parts) + word
+
+
 def _due_view(stats: dict) -> Group | None:
     due = stats["due"]
-    if not due["total_cards"]:
+    if not due["scheduled"]:
         return None
+    kinds = lambda field: {k: due[k][field] for k in ("drill", "interview")}   # noqa: E731
     head = Text("Due now: ")
     head.append(str(due["now"]), style="bold yellow" if due["now"] else "green")
-    head.append(f" of {due['total_cards']} cards · {due['new_today']} new today")
+    if due["now"]:
+        head.append(f" ({_by_kind(kinds('now'))})")
+    if due["later_today"]:
+        head.append(f" · {due['later_today']} more later today")
+    lines = [head, Text(f"Scheduled: {due['scheduled']} ({_by_kind(kinds('scheduled'))})"
+                        f" · new today: {_by_kind(kinds('new_today'))}")]
     forecast = due["forecast"]
     peak = max((f["count"] for f in forecast), default=0)
-    table = Table(title="Next 14 days", title_justify="left", show_header=False, box=None, pad_edge=False)
+    table = Table(title="Reviews falling due, next 14 days", title_justify="left", show_header=False,
+                  box=None, pad_edge=False)
     table.add_column("day", style="dim", no_wrap=True)
-    table.add_column("cards", no_wrap=True)
-    table.add_column("count", justify="right")
+    table.add_column("reviews", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
     for i, f in enumerate(forecast):
         label = "today" if i == 0 else _short_day(f["day"])
         table.add_row(label, Text(bar(f["count"] / peak if peak else 0, 24), style="cyan"), str(f["count"]))
-    return Group(head, table)
+    if due["after_forecast"]:
+        table.add_row("later", Text(""), str(due["after_forecast"]))
+    return Group(*lines, table)
 
 
 def _misconceptions_table(stats: dict) -> TableOrLines | None:
@@ -275,7 +293,7 @@ def _mocks_view(stats: dict) -> Group | None:
 
 def stats_view(stats: dict) -> Group:
     """Every section of `stats` that has something to show."""
-    if stats.get("empty") or (not stats["totals"]["attempts"] and not stats["due"]["total_cards"]
+    if stats.get("empty") or (not stats["totals"]["attempts"] and not stats["due"]["scheduled"]
                               and not stats["mocks"]["history"] and not stats["mocks"]["paused"]):
         return Group(Text(EMPTY_MESSAGE))
     parts: list[Any] = [_totals_line(stats), _streak_line(stats)]

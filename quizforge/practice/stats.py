@@ -31,11 +31,16 @@ Keys:
   nothing has been done yet today), `longest`, `active_days`, `last_active_day`.
   A day is active when at least one attempt on it is real work: an outcome other
   than `skipped` (and `unanswered`, a blank left in a submitted mock).
-- `due`: `now` (drill reviews due now, counted by `due.due_reviews` as the drill's
-  header and end-of-session line count them), `next_at` (unix seconds when the next
-  review not yet due falls due, None when none is scheduled), `total_cards`,
-  `new_today` (cards introduced today), `forecast`: 14 `{"day", "count"}` entries from
-  today, the cards falling due on each local day (overdue cards counted on today).
+- `due`: what falls due, counted in reviews (a drill template or an interview prompt),
+  each by `due.py`'s one definition: `drill` and `interview`, each `{"now", "scheduled",
+  "new_today"}` (due now, as the drill's header counts them; every template or prompt
+  with a schedule; introduced today, as the daily new limit counts them); `now`,
+  `scheduled` and `new_today`, their sums; `later_today` (due today but not yet);
+  `next_at` (unix seconds when the next drill review not yet due falls due, None when
+  none is scheduled); `forecast`: 14 `{"day", "count"}` entries from today, the reviews
+  falling due on each local day (today's count is `now` + `later_today`, overdue ones
+  included); `after_forecast`: those due after the fortnight. The forecast and
+  `after_forecast` add up to `scheduled`.
 - `misconceptions`: the 10 weakest: `tag`, `label`, `hits`, `last_hit` (day),
   `templates` (sorted), `corrected` (a correct answer on one of those templates
   after the misconception's latest hit); uncorrected first, then most hits, then
@@ -60,7 +65,7 @@ from collections import Counter, defaultdict
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from quizforge.practice.due import due_reviews
+from quizforge.practice.due import drill_due_times, due_reviews, interview_due_times
 from quizforge.practice.store import local_day
 
 INTERVIEW = "interview"
@@ -197,15 +202,27 @@ def _due_section(history, cards: dict, now: float, today: str) -> dict[str, Any]
     horizon = [_shift(today, i) for i in range(FORECAST_DAYS)]
     counts = dict.fromkeys(horizon, 0)
     reviews = due_reviews(history, now)
-    new_today = 0
-    for row in cards.values():
-        due_at = float(row["due_at"])
-        new_today += row["introduced_day"] == today
-        day = max(local_day(due_at), today)
-        if day in counts:
-            counts[day] += 1
-    return {"now": reviews.count, "next_at": reviews.next_at, "total_cards": len(cards), "new_today": new_today,
-            "forecast": [{"day": d, "count": counts[d]} for d in horizon]}
+    kinds = {"drill": (drill_due_times(history), "template:"), "interview": (interview_due_times(history), "interview:")}
+    out: dict[str, Any] = {}
+    beyond = later_today = 0
+    for kind, (times, prefix) in kinds.items():
+        due_now = sum(at <= now for at in times.values())
+        out[kind] = {"now": due_now, "scheduled": len(times),
+                     "new_today": sum(1 for key, row in cards.items()
+                                      if key.startswith(prefix) and row["introduced_day"] == today)}
+        for at in times.values():
+            day = max(local_day(at), today)
+            if day in counts:
+                counts[day] += 1
+                later_today += at > now and day == today
+            else:
+                beyond += 1
+    return {"now": out["drill"]["now"] + out["interview"]["now"], "later_today": later_today,
+            "next_at": reviews.next_at,
+            "scheduled": out["drill"]["scheduled"] + out["interview"]["scheduled"],
+            "new_today": out["drill"]["new_today"] + out["interview"]["new_today"],
+            "drill": out["drill"], "interview": out["interview"],
+            "forecast": [{"day": d, "count": counts[d]} for d in horizon], "after_forecast": beyond}
 
 
 def _misconception_section(attempts: list) -> tuple[list[dict[str, Any]], int]:

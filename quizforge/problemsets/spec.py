@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quizforge.errors import InputError
+from quizforge.datafiles import toml_error_line
 
 KINDS = ("MCQ", "MSQ", "NAT")
 
@@ -48,13 +49,14 @@ def _fail(path: Path, where: str, problem: str) -> InputError:
 def read_toml(path: Path) -> dict:
     """An instructor's TOML file (a BOM allowed), or one InputError line naming what is wrong."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
+        return tomllib.loads(text)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path.name}: not valid TOML ({exc})") from None
+        raise InputError(f"{path.name}:{toml_error_line(exc, text)}: not valid TOML ({exc})") from None
 
 
 def load_spec(path: Path) -> SetSpec:

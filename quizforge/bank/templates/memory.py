@@ -46,6 +46,13 @@ def attention_scores(chain: SeedChain) -> Draft:
     )
 
 
+def batch_words(batch: int, ctx: int) -> str:
+    """'a batch of 4 sequences, each with 512 cached positions', or one sequence said plainly."""
+    if batch == 1:
+        return f"a single sequence of {ctx} cached positions"
+    return f"a batch of {batch} sequences, each with {ctx} cached positions"
+
+
 def _kv_config(stream):
     from quizforge.reference.presets import get_preset
 
@@ -91,8 +98,7 @@ def kv_cache(chain: SeedChain) -> Draft:
     return Draft(
         verify=measure,
         prompt=(f"**{cfg.name}** has $L = {cfg.n_layers}$ layers, $d_{{model}} = {cfg.d_model}$ and $h = {cfg.n_heads}$ heads of size "
-                f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with a batch of {batch} {plural(batch, 'sequence')}, each with {ctx} cached "
-                f"positions, how large is the KV cache in {dtype}, in GiB? Give the answer to {places} decimal places."),
+                f"$d_{{head}} = {cfg.d_head}${gqa}. During generation with {batch_words(batch, ctx)}, how large is the KV cache in {dtype}, in GiB? Give the answer to {places} decimal places."),
         answer=rounded(gib, places), decimals=places, unit=Unit("GiB", "bytes", GiB), misconceptions=wrong, fmt=decimal(places),
         solution=[closed_form("Bytes", expr, values, total, lhs="M"),
                   Step("GiB", f"$${tex_int(total)} / 2^{{30}} {equals_sign(gib, places)} {fixed(gib, places)}\\,\\mathrm{{GiB}}$$")],
