@@ -593,3 +593,13 @@ def test_attention_weights_are_a_heatmap_and_other_matrices_plain_tables():
         html = matrix_html(plain)
         assert html.startswith('<table class="matrix">') and "--w" not in html
     assert "x &lt;b&gt;" in matrix_html(matrix("Weights", [["x <b>"]]))   # cells are escaped
+
+
+def test_a_new_browser_mock_leaves_a_paused_one_and_says_how_to_go_back(history):
+    paused = new_mock(history, 3, 10)
+    out = io.StringIO()
+    sitting = open_sitting(history, Console(file=out, width=200), questions=2, minutes=5, resume=False)
+    assert sitting.state.number == paused.number + 1 and len(sitting.state.paper) == 2 and not sitting.resumed
+    assert out.getvalue() == (f"mock #{paused.number} (0 of 3 answered, 10:00 left) stays paused: "
+                              f"quiz practice --resume {paused.number} --browser continues it\n")
+    assert [m.number for m in history.paused_mocks()] == [paused.number, sitting.state.number]
