@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import signal
 import sys
@@ -23,7 +22,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from practice_helpers import expected_marks, quiz_cmd, quiz_env, right_answer, wrong_answer
 from practice_helpers import run_quiz as run_quiz_process  # noqa: E402
 from quizforge.bank.registry import question  # noqa: E402
-from quizforge.practice.mock import MockEngine, new_mock, paused_mock  # noqa: E402
+from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
 from quizforge.web.launch import open_sitting  # noqa: E402
 from quizforge.web.question_html import solution_html  # noqa: E402

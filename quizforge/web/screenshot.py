@@ -68,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(CHROMIUM).exists():
         print(f"error: no Chromium at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return 2
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
         print("error: Playwright is not installed (pip install -e '.[test]')", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
