@@ -49,8 +49,11 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
               help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
+@click.option("--browser", is_flag=True, help="Sit the mock in your browser, on GATE's exam screen (needs the web extra).")
+@click.option("--keyboard", is_flag=True, help="With --browser: allow typing NAT answers (GATE allows only its keypad).")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
-def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, interview, resume, data_dir):
+def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, interview, resume, browser, keyboard,
+             data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     \b
@@ -67,9 +70,29 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
         raise click.UsageError("--questions and --minutes belong to --mock gate")
     if resume and (questions or minutes):
         raise click.UsageError("--resume continues a mock as it was set; drop --questions/--minutes")
+    if browser and not (mock or resume):
+        raise click.UsageError("--browser belongs to --mock gate or --resume")
+    if keyboard and not browser:
+        raise click.UsageError("--keyboard belongs to --browser")
     from quizforge.practice.drill import NoTemplates
     from quizforge.practice.store import HistoryError
 
+    if browser:
+        from quizforge.web import missing_web_extra
+
+        missing = missing_web_extra()
+        if missing:
+            raise InputError(missing)
+        from quizforge.cli import stop_cleanly_on_sigterm
+        from quizforge.web.launch import browser_practice
+
+        stop_cleanly_on_sigterm()   # kill, or a closed session: the server stops and the mock is paused, as on Ctrl-C
+        try:
+            code = browser_practice(data_dir=data_dir, questions=questions, minutes=minutes, resume=_resume(resume),
+                                    keyboard=keyboard)
+        except HistoryError as exc:
+            raise InputError(history_error(exc)) from None
+        click.get_current_context().exit(code)
     mode = "mock" if (mock or resume) else "interview" if interview else "drill"
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,

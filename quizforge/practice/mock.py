@@ -175,6 +175,7 @@ def _key_text(question) -> str:
 @dataclass(frozen=True)
 class Answer:
     text: str
+    advance: bool = True   # GATE's "save & next"; False saves and stays (a browser's own buttons move)
 
 
 @dataclass(frozen=True)
@@ -423,7 +424,7 @@ class MockEngine:
             s = self.state
             total = len(s.paper)
             if isinstance(action, Answer):
-                return self._answer(action.text)
+                return self._answer(action.text, action.advance)
             if isinstance(action, Next):
                 return self._move(s.current + 1 if s.current + 1 < total else 0)
             if isinstance(action, Prev):
@@ -464,7 +465,7 @@ class MockEngine:
         self.history.save_mock(self.state)
         return [self._shown()]
 
-    def _answer(self, text: str) -> list[Event]:
+    def _answer(self, text: str, advance: bool = True) -> list[Event]:
         from quizforge.bank.grading import grade
 
         s = self.state
@@ -477,6 +478,8 @@ class MockEngine:
         self._save()
         # A matrix typed a row per line is echoed as the one line it was read as.
         events: list[Event] = [Saved(s.current, verdict.given if question.is_matrix else text)]
+        if not advance:
+            return events
         if s.current + 1 < len(s.paper):
             return events + self._move(s.current + 1)   # GATE's "save & next"
         return events + [LastQuestion(len(s.paper) - len(s.answers))]

@@ -1,0 +1,95 @@
+"""Questions and worked solutions as HTML for the browser mock, math left for KaTeX.
+
+`question_view` is what the exam screen gets: prompt, exhibits and options, never the key,
+the reasons behind options or the solution. `solution_html` is for the report only.
+Markdown goes through the same renderer as the LMS exports (raw HTML in a prompt is shown
+as text, math becomes \\(…\\) and \\[…\\]); matrices become tables, and attention weights
+(rows of probabilities) a heatmap.
+"""
+
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+from quizforge.bank.question import LETTERS, Question, Step
+from quizforge.problemsets.lmstext import inline_html, to_html
+
+
+def negative_text(question: Question) -> str:
+    """GATE's penalty line: a wrong MCQ costs a third of its marks; MSQ and NAT cost nothing."""
+    if question.kind == "MCQ":
+        return f"−{question.marks}/3 for a wrong answer"
+    return "no negative marks"
+
+
+def marks_text(marks: int) -> str:
+    return f"{marks} mark{'s' if marks != 1 else ''}"
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(Fraction(cell.replace("−", "-").strip()))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def is_attention_weights(step: Step) -> bool:
+    """A matrix of weights whose rows are numbers in [0, 1] summing to 1 (a softmax's output),
+    drawn as a heatmap. The title must say so: a one-hot matrix of inputs is no heatmap."""
+    if not any(word in step.title.lower() for word in ("weight", "softmax")):
+        return False
+    rows = [[_number(cell) for cell in row] for row in step.matrix or ()]
+    if not rows or any(v is None or not 0 <= v <= 1 for row in rows for v in row):
+        return False
+    return all(abs(sum(row) - 1) <= 0.02 * len(row) for row in rows)
+
+
+def matrix_html(step: Step, caption: bool = True) -> str:
+    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights.
+    `caption`: the step's title above it (a worked solution's step has its own heading)."""
+    heat = is_attention_weights(step)
+    out = [f'<table class="matrix{" heatmap" if heat else ""}">']
+    if caption:
+        out.append(f"<caption>{inline_html(step.title)}</caption>")
+    if step.col_labels:
+        corner = "<th></th>" if step.row_labels else ""
+        out.append("<tr>" + corner + "".join(f"<th>{html.escape(c)}</th>" for c in step.col_labels) + "</tr>")
+    for r, row in enumerate(step.matrix or ()):
+        label = f"<th>{html.escape(step.row_labels[r])}</th>" if r < len(step.row_labels) else ""
+        cells = []
+        for cell in row:
+            value = _number(cell) if heat else None
+            # White text on the darker half of the scale.
+            style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
+            cells.append(f"<td{style}>{html.escape(cell)}</td>")
+        out.append("<tr>" + label + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def question_view(question: Question) -> dict:
+    """What the exam screen shows of a question: nothing that gives the answer away."""
+    return {
+        "title": inline_html(question.title),
+        "kind": question.kind,
+        "marks": question.marks,
+        "marks_text": marks_text(question.marks),
+        "negative": negative_text(question),
+        "prompt": to_html(question.prompt),
+        "exhibits": "".join(matrix_html(e) for e in question.exhibits),
+        "options": [inline_html(o.md) for o in question.options],
+        "letters": list(LETTERS[:len(question.options)]),
+        "instruction": question.instruction(),
+    }
+
+
+def solution_html(question: Question) -> str:
+    """The worked solution, step by step, with its matrices."""
+    parts = []
+    for step in question.solution:
+        body = to_html(step.md) if step.md else (f"<pre>{html.escape(step.text)}</pre>" if step.text else "")
+        if step.matrix is not None:
+            body += matrix_html(step, caption=False)
+        parts.append(f'<div class="step"><h4>{inline_html(step.title)}</h4>{body}</div>')
+    return "".join(parts)

@@ -1,0 +1,248 @@
+"""GATE's exam-screen buttons as MockEngine actions, and the page's view of the sitting.
+
+The engine knows answers, marks and moves; this module gives them GATE's button semantics:
+- Save & Next: the response on screen is saved (none on screen clears a saved one), a review
+  mark is taken off, and the next question in section order opens (after a section's last
+  question, the next section's first);
+- Mark for Review & Next: the same, but the question is left marked for review (an answer
+  marked for review is evaluated);
+- Clear Response: the saved answer goes; the question stays on screen;
+- a palette or section-tab jump does not save the response on screen.
+Every view the page gets is built here, and none holds a key, a reason or a solution.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from quizforge.practice.mock import (
+    PALETTE_STATES, Answer, Clear, Confirm, Ended, Goto, Mark, MockEngine, Submit, SubmitAsked, Unreadable,
+    palette_state)
+from quizforge.web.question_html import question_view
+
+MAX_ANSWER_CHARS = 200
+
+
+class BadRequest(ValueError):
+    """A request the page would never send: named in one line, nothing changes."""
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    questions: tuple[int, ...]   # 0-based indices, in paper order
+
+
+def question_marks(question_id: str) -> int:
+    """A question's marks, from its template (nothing is generated)."""
+    from quizforge.bank.registry import parse_question_id
+
+    return parse_question_id(question_id)[0].marks
+
+
+def sections_by_marks(paper: list[str]) -> list[Section]:
+    """GATE's sections by marks: one-mark questions, then two-mark ones (as the paper orders them)."""
+    by_marks: dict[int, list[int]] = {}
+    for i, qid in enumerate(paper):
+        by_marks.setdefault(question_marks(qid), []).append(i)
+    return [Section(f"{marks}-mark questions", tuple(found)) for marks, found in sorted(by_marks.items())]
+
+
+class WebSitting:
+    """One browser sitting of a mock: before the start (instructions), running, then ended."""
+
+    def __init__(self, engine: MockEngine, *, name: str = "Candidate", resumed: bool = False):
+        self.engine = engine
+        self.name = name
+        self.resumed = resumed
+        self.sections = sections_by_marks(engine.state.paper)
+        self.order = [i for section in self.sections for i in section.questions]
+        self.started = False
+        self.result: dict | None = None
+        self.earlier: list[dict] = []
+        self._finish_lock = threading.Lock()
+        self._prefetching = False
+
+    @property
+    def state(self):
+        return self.engine.state
+
+    @property
+    def ended(self) -> str | None:
+        return self.engine.ended
+
+    @property
+    def status(self) -> str:
+        """'instructions', 'running', then 'submitted' or 'timed_out' (or 'paused')."""
+        return self.ended or ("running" if self.started else "instructions")
+
+    # --- the clock and the end --------------------------------------------------------
+
+    def begin(self) -> dict:
+        """'I am ready to begin': the clock starts with the first question on screen."""
+        with self.engine.lock:
+            if not self.started:
+                self.engine.question(self.state.current)   # made before the clock starts
+                self.engine.start()
+                self.started = True
+        return self.view()
+
+    def expire_if_due(self) -> bool:
+        """Hand the paper in once the server's clock reaches zero; True when the sitting is over."""
+        if self.started and not self.ended:
+            self.engine.poll()   # ends the sitting once time is up
+        if self.ended in ("submitted", "timed_out"):
+            self.finish()
+        return self.ended is not None
+
+    def finish(self) -> dict:
+        """Mark the paper once and record it (the engine writes the history)."""
+        with self._finish_lock:
+            if self.result is None:
+                self.result, self.earlier = self.engine.finish()
+            return self.result
+
+    def _prefetch(self) -> None:
+        """The rest of the paper, made after the first question has gone out (torch loads then)."""
+        if not self._prefetching:
+            self._prefetching = True
+            self.engine.prefetch_rest()
+
+    # --- the buttons ------------------------------------------------------------------
+
+    def _running(self) -> None:
+        if not self.started:
+            raise BadRequest("the exam has not begun: tick the declaration and press I am ready to begin")
+
+    def _checked_answer(self, answer) -> str | None:
+        if answer is None:
+            return None
+        if not isinstance(answer, str):
+            raise BadRequest("answer: expected text or null")
+        if len(answer) > MAX_ANSWER_CHARS:
+            raise BadRequest(f"answer: at most {MAX_ANSWER_CHARS} characters")
+        return answer.strip() or None
+
+    def _act(self, action) -> list:
+        events = self.engine.act(action)
+        if any(isinstance(e, Ended) for e in events):
+            self.expire_if_due()
+        return events
+
+    def _respond(self, answer: str | None) -> str | None:
+        """Save what is on screen (nothing there clears a saved answer); the error if unreadable."""
+        i = self.state.current
+        if answer is None:
+            if i in self.state.answers:
+                self._act(Clear())
+            return None
+        if self.state.answers.get(i) == answer:
+            return None
+        for event in self._act(Answer(answer, advance=False)):
+            if isinstance(event, Unreadable):
+                return event.message
+        return None
+
+    def _next_in_order(self) -> int:
+        at = self.order.index(self.state.current)
+        return self.order[(at + 1) % len(self.order)]
+
+    def _save_and_move(self, answer, marked: bool) -> dict:
+        self._running()
+        answer = self._checked_answer(answer)
+        with self.engine.lock:
+            if self.expire_if_due():
+                return self.view()
+            error = self._respond(answer)
+            if error:
+                return self.view(error=error)
+            if (self.state.current in self.state.marked) != marked and not self.ended:
+                self._act(Mark())
+            if not self.ended:
+                self._act(Goto(self._next_in_order() + 1))
+            return self.view()
+
+    def save_and_next(self, answer) -> dict:
+        return self._save_and_move(answer, marked=False)
+
+    def mark_and_next(self, answer) -> dict:
+        return self._save_and_move(answer, marked=True)
+
+    def clear(self) -> dict:
+        self._running()
+        with self.engine.lock:
+            if not self.expire_if_due():
+                self._act(Clear())
+            return self.view()
+
+    def goto(self, number) -> dict:
+        """A palette or section-tab jump: the response on screen is not saved."""
+        self._running()
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.state.paper):
+            raise BadRequest(f"number: a question from 1 to {len(self.state.paper)}")
+        with self.engine.lock:
+            if not self.expire_if_due():
+                self._act(Goto(number))
+            return self.view()
+
+    def submit(self) -> dict:
+        """Hand the paper in (the page has shown the summary and asked for confirmation)."""
+        self._running()
+        with self.engine.lock:
+            if not self.expire_if_due():
+                events = self._act(Submit())
+                if any(isinstance(e, SubmitAsked) for e in events):
+                    self._act(Confirm())
+            self.expire_if_due()
+            return self.view()
+
+    # --- what the page sees -----------------------------------------------------------
+
+    def counts(self, indices) -> dict[str, int]:
+        counts = dict.fromkeys(PALETTE_STATES, 0)
+        for i in indices:
+            counts[palette_state(self.state, i)] += 1
+        return counts
+
+    def summary(self) -> list[dict]:
+        """The table before submission: per section, how many are in each state."""
+        rows = []
+        for section in self.sections:
+            counts = self.counts(section.questions)
+            rows.append({"section": section.name, "questions": len(section.questions),
+                         "answered": counts["answered"] + counts["answered and marked"],
+                         "not answered": counts["not answered"], "marked": counts["marked for review"]
+                         + counts["answered and marked"], "answered and marked": counts["answered and marked"],
+                         "not visited": counts["not visited"]})
+        return rows
+
+    def view(self, error: str | None = None) -> dict:
+        """The page's whole state: the question on screen, the palette, the clock; no key."""
+        with self.engine.lock:
+            s = self.state
+            status = self.status
+            out: dict = {"status": status, "seconds_left": round(self.engine.time_left(), 1),
+                         "total": len(s.paper), "number": s.number}
+            if error:
+                out["error"] = error
+            if status != "running":
+                return out
+            i = s.current
+            out["current"] = i + 1
+            out["section"] = next(n for n, sec in enumerate(self.sections) if i in sec.questions)
+            out["question"] = question_view(self.engine.question(i))
+            out["answer"] = s.answers.get(i)
+            out["marked"] = i in s.marked
+            out["palette"] = [{"number": n + 1, "state": palette_state(s, n)} for n in range(len(s.paper))]
+            out["sections"] = [{"name": sec.name, "questions": [n + 1 for n in sec.questions],
+                                "counts": self.counts(sec.questions)} for sec in self.sections]
+            out["counts"] = self.counts(range(len(s.paper)))
+        self._prefetch()
+        return out
+
+    def paper(self) -> list[dict]:
+        """Every question in one scrolling view ("Question Paper"), without keys."""
+        self._running()
+        return [{"number": i + 1, "section": sec.name, **question_view(self.engine.question(i))}
+                for sec in self.sections for i in sec.questions]

@@ -1,0 +1,262 @@
+// The exam screen: draws the server's view of the sitting and sends the candidate's clicks.
+// All rules (saving, marking, the clock) live on the server; this file only shows them.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const base = document.body.dataset.base;
+  const keyboardAllowed = document.body.dataset.keyboard === "1";
+  const STATE_CLASS = {"answered": "answered", "not answered": "not-answered", "not visited": "not-visited",
+                       "marked for review": "marked", "answered and marked": "answered-marked"};
+  const STATE_LABEL = {"answered": "Answered", "not answered": "Not Answered", "not visited": "Not Visited",
+                       "marked for review": "Marked for Review", "answered and marked": "Answered & Marked"};
+  let view = null;
+  let deadline = null;             // performance.now() at which the server's clock reaches zero
+  let nat = {text: "", caret: 0};  // the NAT field, as the keypad keeps it
+  let busy = false;
+
+  async function call(path, data) {
+    const init = data === undefined ? {} :
+      {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(data)};
+    try {
+      const response = await fetch(base + path, init);
+      return await response.json().catch(() => ({error: `the server answered ${response.status}`}));
+    } catch (err) {
+      return {error: "the exam server cannot be reached: is quiz practice still running?"};
+    }
+  }
+
+  function typeset(element) {
+    if (window.renderMathInElement) {
+      window.renderMathInElement(element, {throwOnError: false, delimiters: [
+        {left: "\\[", right: "\\]", display: true}, {left: "\\(", right: "\\)", display: false}]});
+    }
+  }
+
+  // --- the clock: the server's, shown here -----------------------------------------------
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    const pad = (n) => String(n).padStart(2, "0");
+    return `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+  }
+  function syncClock(secondsLeft) { deadline = performance.now() + secondsLeft * 1000; }
+  async function askClock() {
+    const clock = await call("/api/clock");
+    if (clock.status === "submitted" || clock.status === "timed_out") return toReport();
+    if (typeof clock.seconds_left === "number" && clock.status === "running") syncClock(clock.seconds_left);
+  }
+  let ticks = 0;
+  setInterval(() => {
+    if (deadline === null) return;
+    const left = (deadline - performance.now()) / 1000;
+    $("time-left").textContent = clockText(left);
+    ticks += 1;
+    if (left <= 0 || ticks % 10 === 0) askClock();   // at zero the server hands the paper in
+  }, 1000);
+
+  function toReport() { location.href = base + "/report"; }
+
+  // --- drawing the view -------------------------------------------------------------------
+  function apply(next) {
+    if (next.status === "submitted" || next.status === "timed_out") return toReport();
+    if (!next.status) return showError(next.error || "the server sent nothing usable");
+    const previous = view;
+    view = next;
+    syncClock(next.seconds_left);
+    $("time-left").textContent = clockText(next.seconds_left);
+    if (next.status !== "running") return;
+    $("instructions").hidden = true;
+    $("exam").hidden = false;
+    // An answer refused as unreadable stays on screen to be corrected.
+    if (!(next.error && previous && previous.current === next.current)) drawQuestion();
+    drawPalette();
+    showError(next.error || "");
+  }
+
+  function showError(text) { $("response-error").textContent = text; }
+
+  function drawQuestion() {
+    const q = view.question;
+    $("question-number").textContent = `Question No. ${view.current}`;
+    $("question-meta").textContent = `${q.kind} · ${q.marks_text} · ${q.negative}`;
+    $("question-body").innerHTML = `<div class="question-title">${q.title}</div>${q.prompt}` +
+      (q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : "") + `<p class="instruction">${q.instruction}</p>`;
+    typeset($("question-body"));
+    const response = $("response");
+    if (q.kind === "NAT") {
+      nat = {text: view.answer || "", caret: (view.answer || "").length};
+      response.innerHTML = `<label class="nat-label" for="nat-answer">Your answer</label>
+        <input id="nat-answer" class="nat-field" autocomplete="off" inputmode="none" ${keyboardAllowed ? "" : "readonly"}>
+        <div class="keypad">${window.GateKeypad.KEYS.map((k) =>
+          `<button type="button" data-keypad="${k}" class="${keyClass(k)}">${keyLabel(k)}</button>`).join("")}</div>`;
+      drawNat(false);
+      response.querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
+        if (keyboardAllowed) nat = {text: $("nat-answer").value, caret: $("nat-answer").selectionStart ?? nat.caret};
+        nat = window.GateKeypad.press(nat, b.dataset.keypad);
+        drawNat(true);
+      }));
+      const field = $("nat-answer");
+      if (!keyboardAllowed) {
+        // GATE blocks the keyboard for NAT answers: only the keypad writes.
+        field.addEventListener("keydown", (e) => { if (!e.ctrlKey && !e.metaKey && e.key !== "Tab") e.preventDefault(); });
+        field.addEventListener("paste", (e) => e.preventDefault());
+        field.addEventListener("drop", (e) => e.preventDefault());
+      }
+    } else {
+      const chosen = new Set((view.answer || "").split(/[\s,]+/).filter(Boolean).map((s) => s.toLowerCase()));
+      const type = q.kind === "MCQ" ? "radio" : "checkbox";
+      response.innerHTML = q.options.map((html, i) => {
+        const letter = q.letters[i];
+        return `<label class="option"><input type="${type}" name="option" value="${letter}"` +
+          `${chosen.has(letter) ? " checked" : ""}><span class="letter">(${letter.toUpperCase()})</span>` +
+          `<span class="option-text">${html}</span></label>`;
+      }).join("");
+      typeset(response);
+    }
+  }
+
+  function keyClass(k) { return k === "Left" || k === "Right" ? "arrow" : k.length > 1 ? "wide" : ""; }
+
+  function keyLabel(k) {
+    return {"Backspace": "Backspace", "Left": "←", "Right": "→", "Clear All": "Clear All", "-": "−"}[k] || k;
+  }
+
+  function drawNat(focus) {
+    const field = $("nat-answer");
+    field.value = nat.text;
+    if (focus) {
+      field.focus();
+      field.setSelectionRange(nat.caret, nat.caret);
+    }
+  }
+
+  function drawPalette() {
+    const sectionIndex = view.section;
+    const section = view.sections[sectionIndex];
+    $("section-tabs").innerHTML = view.sections.map((s, i) => {
+      const hover = Object.entries(s.counts).map(([state, n]) => `${STATE_LABEL[state]}: ${n}`).join("\n");
+      return `<button type="button" class="tab${i === sectionIndex ? " active" : ""}" data-section="${i}" ` +
+        `title="${hover}">${s.name}</button>`;
+    }).join("");
+    $("palette-section").textContent = section.name;
+    const states = Object.fromEntries(view.palette.map((cell) => [cell.number, cell.state]));
+    // The shape is drawn on the inner span (it is clipped); the button carries the focus ring.
+    $("palette").innerHTML = section.questions.map((n) =>
+      `<button type="button" class="cell ${STATE_CLASS[states[n]]}${n === view.current ? " current" : ""}" ` +
+      `data-goto="${n}" title="${STATE_LABEL[states[n]]}"><span class="pal ${STATE_CLASS[states[n]]}">${n}</span></button>`
+    ).join("");
+    for (const [state, cls] of Object.entries(STATE_CLASS)) $(`count-${cls}`).textContent = section.counts[state];
+  }
+
+  // --- the candidate's response on screen -----------------------------------------------
+  function responseOnScreen() {
+    const q = view.question;
+    if (q.kind === "NAT") {
+      const text = keyboardAllowed ? $("nat-answer").value : nat.text;
+      return text.trim() || null;
+    }
+    const picked = [...$("response").querySelectorAll("input:checked")].map((i) => i.value);
+    return picked.length ? picked.join(",") : null;
+  }
+
+  async function send(path, data) {
+    if (busy) return;
+    busy = true;
+    try { apply(await call(path, data)); } finally { busy = false; }
+  }
+
+  // --- buttons ------------------------------------------------------------------------------
+  $("save-next").addEventListener("click", () => send("/api/save-next", {answer: responseOnScreen()}));
+  $("mark-next").addEventListener("click", () => send("/api/mark-next", {answer: responseOnScreen()}));
+  $("clear-response").addEventListener("click", () => send("/api/clear", {}));
+  $("palette").addEventListener("click", (e) => {
+    const cell = e.target.closest("[data-goto]");
+    if (cell) send("/api/goto", {number: Number(cell.dataset.goto)});
+  });
+  $("section-tabs").addEventListener("click", (e) => {
+    const tab = e.target.closest("[data-section]");
+    if (tab) send("/api/goto", {number: view.sections[Number(tab.dataset.section)].questions[0]});
+  });
+  $("palette-toggle").addEventListener("click", () => {
+    const panel = $("palette-panel");
+    const open = panel.classList.toggle("collapsed") === false;
+    $("palette-toggle").setAttribute("aria-expanded", String(open));
+    $("palette-toggle").textContent = open ? "›" : "‹";
+  });
+  $("calculator-button").addEventListener("click", () => {
+    if (window.GateCalculator) window.GateCalculator.toggle();
+  });
+
+  // --- dialogs: question paper, instructions, submit ----------------------------------------
+  function dialog(title, bodyHtml, buttons) {
+    $("dialog-title").textContent = title;
+    $("dialog-body").innerHTML = bodyHtml;
+    $("dialog-buttons").innerHTML = "";
+    for (const [label, id, handler] of buttons) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.id = id;
+      b.textContent = label;
+      b.addEventListener("click", handler);
+      $("dialog-buttons").appendChild(b);
+    }
+    $("overlay").hidden = false;
+    typeset($("dialog-body"));
+  }
+  function closeDialog() { $("overlay").hidden = true; }
+  $("dialog-close").addEventListener("click", closeDialog);
+
+  $("question-paper-button").addEventListener("click", async () => {
+    dialog("Question Paper", "<p>Loading…</p>", [["Close", "paper-close", closeDialog]]);
+    const paper = await call("/api/paper");
+    if (paper.error) {
+      dialog("Question Paper", "<p></p>", [["Close", "paper-close", closeDialog]]);
+      $("dialog-body").firstChild.textContent = paper.error;
+      return;
+    }
+    dialog("Question Paper", paper.questions.map((q) =>
+      `<article class="paper-question"><h3>Question ${q.number} <small>${q.kind} · ${q.marks_text}</small></h3>` +
+      `${q.prompt}${q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : ""}` +
+      (q.options.length ? `<ol class="paper-options" type="A">${q.options.map((o) => `<li>${o}</li>`).join("")}</ol>` : "") +
+      `</article>`).join(""), [["Close", "paper-close", closeDialog]]);
+  });
+  $("instructions-button").addEventListener("click", () =>
+    dialog("Instructions", $("instructions-text").innerHTML, [["Close", "instructions-close", closeDialog]]));
+
+  $("submit-button").addEventListener("click", async () => {
+    const summary = await call("/api/summary");
+    if (summary.error) return showError(summary.error);
+    // Sections as rows (GATE's table); on a phone, sections as columns, so that it fits.
+    const columns = [["questions", "Questions"], ["answered", "Answered"], ["not answered", "Not Answered"],
+                     ["marked", "Marked for Review"], ["answered and marked", "Answered & Marked"],
+                     ["not visited", "Not Visited"]];
+    const bySection = `<table class="summary by-section"><tr><th>Section</th>` +
+      columns.map(([, label]) => `<th>${label}</th>`).join("") + "</tr>" +
+      summary.sections.map((s) => `<tr><td>${s.section}</td>` +
+        columns.map(([key]) => `<td>${s[key]}</td>`).join("") + "</tr>").join("") + "</table>";
+    const byState = `<table class="summary by-state"><tr><th></th>` +
+      summary.sections.map((s) => `<th>${s.section}</th>`).join("") + "</tr>" +
+      columns.map(([key, label]) => `<tr><th>${label}</th>` +
+        summary.sections.map((s) => `<td>${s[key]}</td>`).join("") + "</tr>").join("") + "</table>";
+    dialog("Exam Summary", bySection + byState,
+      [["Back to the paper", "summary-back", closeDialog], ["Submit", "summary-submit", confirmSubmit]]);
+  });
+  function confirmSubmit() {
+    dialog("Submit the paper?", "<p>Are you sure you want to submit? You cannot change any answer afterwards.</p>",
+      [["No", "confirm-no", closeDialog], ["Yes", "confirm-yes", () => send("/api/submit", {})]]);
+  }
+
+  // --- instructions, declaration, begin ---------------------------------------------------------
+  $("instructions-next").addEventListener("click", () => {
+    $("instructions-general").hidden = true;
+    $("instructions-paper").hidden = false;
+  });
+  $("instructions-previous").addEventListener("click", () => {
+    $("instructions-paper").hidden = true;
+    $("instructions-general").hidden = false;
+  });
+  $("declaration").addEventListener("change", () => { $("begin").disabled = !$("declaration").checked; });
+  $("begin").addEventListener("click", () => { if ($("declaration").checked) send("/api/begin", {}); });
+
+  // A reload during the exam goes straight back to the question on screen.
+  call("/api/state").then((state) => { if (state.status !== "instructions") apply(state); });
+})();
