@@ -16,7 +16,7 @@ from typing import Sequence, Union
 
 from quizforge.errors import InputError
 from quizforge.threads import single_thread
-from quizforge.matrices import Matrix, check_shape, parse_matrix
+from quizforge.answers.matrices import Matrix, check_shape, parse_matrix
 
 MatrixLike = Union[str, Sequence[Sequence[Union[Fraction, int, float]]]]
 

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.handcalc import AttentionSteps, PEVector
-from quizforge.matrices import format_fraction
+from quizforge.answers.matrices import format_fraction
 from quizforge.matrix_view import MatrixView
 
 NEG_INF = "−∞"

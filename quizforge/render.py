@@ -84,9 +84,9 @@ def binary_bytes(value: int) -> str:
 def _two_places(x: float) -> str:
     """1,234.5 with 2 decimals, rounded half away from zero as the README says: 3.125 -> '3.13'
     (format() rounds the binary value half to even, giving '3.12')."""
-    from quizforge.bank.rounding import round_half_away
+    from quizforge.answers.rounding import rounded
 
-    return f"{round_half_away(x, 2):,.2f}"
+    return f"{rounded(x, 2):,.2f}"
 
 
 def _name(cfg: ModelConfig) -> str:

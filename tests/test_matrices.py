@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizforge.errors import InputError
-from quizforge.matrices import MAX_CHARS, format_fraction, format_matrix, parse_matrix
+from quizforge.answers.matrices import MAX_CHARS, format_fraction, format_matrix, parse_matrix
 
 I2 = [[F(1), F(0)], [F(0), F(1)]]
 

@@ -103,7 +103,7 @@ def test_ask_and_explain_show_every_matrix_entry(run_quiz, monkeypatch, template
     ("[[0.25,-1.5,2,3],[1,1,1,1]]", "[[1,2,3,4],[4,3,2,1],[0,0,0,1]]", "[[1,2,3,4,5,6],[6,5,4,3,2,1],[9,9,9,9,9,9]]"),
 ])
 def test_calc_attention_shows_every_given_entry(run_quiz, monkeypatch, width, q, k, v):
-    from quizforge.matrices import format_fraction, parse_matrix
+    from quizforge.answers.matrices import format_fraction, parse_matrix
 
     data = json.loads(_quiz(run_quiz, monkeypatch, width, "calc", "attention", "--q", q, "--k", k, "--v", v, "--json"))
     text = _quiz(run_quiz, monkeypatch, width, "calc", "attention", "--q", q, "--k", k, "--v", v)

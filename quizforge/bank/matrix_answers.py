@@ -1,7 +1,7 @@
 """Matrix answers: a NAT question whose key is a whole matrix, read, compared and explained.
 
 The learner types the matrix the way people write one (`[[1,0],[1,1]]`, `1 0; 1 1`, or
-one row per line), read by `quizforge.matrices.parse_matrix` (never evaluated). Each
+one row per line), read by `quizforge.answers.matrices.parse_matrix` (never evaluated). Each
 entry is judged by GATE's range rule at the question's decimals (`answers.nat_range`:
 c ± 10^-N, only c itself at N = 0); a −∞ entry (an additive mask) must be −∞.
 
@@ -42,7 +42,7 @@ def shape_text(rows: int, cols: int) -> str:
 
 def entry_text(x: Entry, decimals: int | None) -> str:
     """An entry as the key prints it: '0.50', '1', '-inf' (parseable back)."""
-    from quizforge.matrices import format_fraction
+    from quizforge.answers.matrices import format_fraction
 
     if is_minus_infinity(x):
         return "-inf"
@@ -125,7 +125,7 @@ def read(question: Question, text: str) -> Grid:
 def _parse(text: str) -> Grid:
     """-inf is always readable, so that the additive form given for a 0/1 mask can be named."""
     from quizforge.errors import InputError
-    from quizforge.matrices import parse_matrix
+    from quizforge.answers.matrices import parse_matrix
 
     try:
         return tuple(tuple(row) for row in parse_matrix(text, "matrix", allow_minus_infinity=True))

@@ -262,7 +262,7 @@ def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
       quiz calc attention --q '[[1,0],[0,1],[1,1]]' --k '[[1,0],[0,1],[1,1]]' --v '[[1,2],[3,4],[5,6]]' --causal
     """
     from quizforge.handcalc import attention_steps, check_attention_inputs
-    from quizforge.matrices import parse_matrix
+    from quizforge.answers.matrices import parse_matrix
 
     q, k, v = parse_matrix(q_text, "--q"), parse_matrix(k_text, "--k"), parse_matrix(v_text, "--v")
     check_attention_inputs(q, k, v, causal)

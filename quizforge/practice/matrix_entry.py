@@ -19,7 +19,7 @@ def rows_to_come(question, line: str) -> int:
         return 0
     from quizforge.bank.matrix_answers import shape_of
     from quizforge.errors import InputError
-    from quizforge.matrices import parse_matrix
+    from quizforge.answers.matrices import parse_matrix
 
     rows, cols = shape_of(question.answer)
     try:

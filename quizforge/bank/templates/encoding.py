@@ -7,7 +7,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.rounding import equals, round_half_away, shown
+from quizforge.answers.rounding import equals, rounded, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.statement_pools import statement_pool
@@ -72,7 +72,7 @@ def wavelength(chain: SeedChain) -> Draft:
             Misconception("pe-ratio-linear", "assumed wavelengths grow linearly", "they grow geometrically in i",
                           (i + 1) / (j + 1)),
         ]
-    key = round_half_away(exact, 1)
+    key = rounded(exact, 1)
     return Draft(
         prompt=("The sinusoidal encoding uses $PE(pos, 2i) = \\sin(\\omega_i\\, pos)$ and $PE(pos, 2i+1) = "
                 f"\\cos(\\omega_i\\, pos)$ with $\\omega_i = 10000^{{-2i/d_{{model}}}}$ and $d_{{model}} = {d_model}$. "
@@ -104,7 +104,7 @@ def relative_shift(chain: SeedChain) -> Draft:
         value = sin_a * math.cos(b) + cos_a * math.sin(b) if which == "sin" else cos_a * math.cos(b) - sin_a * math.sin(b)
         if abs(value) >= 0.02:
             break
-    key = round_half_away(value, 3)
+    key = rounded(value, 3)
     dim = 2 * i if which == "sin" else 2 * i + 1
     backwards = (sin_a * math.cos(b) - cos_a * math.sin(b) if which == "sin" else cos_a * math.cos(b) + sin_a * math.sin(b))
     no_freq = (sin_a * math.cos(k) + cos_a * math.sin(k) if which == "sin" else cos_a * math.cos(k) - sin_a * math.sin(k))

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step, Unit
-from quizforge.bank.rounding import equals, round_half_away
+from quizforge.answers.rounding import equals, rounded
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import closed_form, decimal, integer, tex_int
 from quizforge.bank.template import Draft, template
@@ -79,7 +79,7 @@ def transformer_paper(chain: SeedChain) -> Draft:
     cfg = get_preset(name)
     d, V, h, d_ff = cfg.d_model, cfg.vocab_size, cfg.n_heads, cfg.d_ff
     total = _count(cfg)
-    millions = lambda x: round_half_away(x / 1e6, 1)  # noqa: E731
+    millions = lambda x: rounded(x / 1e6, 1)  # noqa: E731
     attention, ffn = 4 * d * d + 4 * d, 2 * d * d_ff + d_ff + d
     encoder_layer = attention + ffn + 4 * d
     decoder_layer = encoder_layer + attention + 2 * d

@@ -6,7 +6,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.rounding import equals, round_half_away, shown
+from quizforge.answers.rounding import equals, rounded, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.template import Draft, template
@@ -47,7 +47,7 @@ def layernorm(chain: SeedChain) -> Draft:
             continue
         z = (x[j] - mean) / math.sqrt(var)
         y = gamma * z + beta
-        key = round_half_away({"mean": mean, "variance": var, "output": y}[ask], 2)
+        key = rounded({"mean": mean, "variance": var, "output": y}[ask], 2)
         if abs(key) >= 0.05:
             break
     unbiased = var * d / (d - 1)
@@ -85,7 +85,7 @@ def layernorm(chain: SeedChain) -> Draft:
                 f"variance over the features (dividing by $d$), $\\epsilon = 0$, and {affine}. "
                 f"What is {what}? Give it to 2 decimal places."),
         answer=key, exact={'mean': mean, 'variance': var, 'output': y}[ask], decimals=2, fmt=decimal(2), misconceptions=merge_coinciding(wrong, decimals=2),
-        verify=lambda: round_half_away(_reference(x, gamma, beta, j, ask), 2),
+        verify=lambda: rounded(_reference(x, gamma, beta, j, ask), 2),
         solution=[Step("Mean", f"$$\\mu = \\frac{{{' + '.join(map(str, x))}}}{{{d}}} {equals(mean, 4)}$$"),
                   Step("Variance", f"$$\\sigma^2 = \\frac{{1}}{{{d}}}\\sum_i (x_i - \\mu)^2 {equals(var, 4)}$$"),
                   Step("Normalize", f"$$\\hat x_{{{j + 1}}} = ({x[j]} - {shown(mean, 4)}) / \\sqrt{{{shown(var, 4)}}} {equals(z, 4)}$$"),

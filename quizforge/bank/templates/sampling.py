@@ -10,7 +10,7 @@ import math
 
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Statement, Step
-from quizforge.bank.rounding import equals, round_half_away, shown
+from quizforge.answers.rounding import equals, rounded, shown
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import decimal
 from quizforge.bank.template import Draft, template
@@ -45,7 +45,7 @@ def temperature(chain: SeedChain) -> Draft:
         p = _softmax(logits, T)[j]
         if p >= 0.02:
             break
-    key = round_half_away(p, 3)
+    key = rounded(p, 3)
     wrong = [
         Misconception("temp-ignored", "ignored the temperature", "the logits are divided by T before the softmax",
                       _softmax(logits)[j]),
@@ -82,7 +82,7 @@ def top_k(chain: SeedChain) -> Draft:
         p = _softmax([logits[i] for i in kept], T)[kept.index(j)]
         if p >= 0.02:
             break
-    key = round_half_away(p, 3)
+    key = rounded(p, 3)
     full = _softmax(logits, T)
     wrong = [
         Misconception("topk-not-renormalized", "did not renormalize", "after dropping tokens the kept probabilities "

@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
+from quizforge.answers.grammar import AnswerError, Number
+from quizforge.answers.keys import Checked, key_number
+from quizforge.answers.rounding import as_fraction
 from quizforge.errors import InputError
 
 MAX_ROWS = 16
@@ -53,7 +56,7 @@ def _fail(name: str, message: str) -> InputError:
     return InputError(f"{name}: {message}")
 
 
-def _show(word: str, limit: int = 20) -> str:
+def quoted(word: str, limit: int = 20) -> str:
     """Quote a user's word for an error message, shortened and on one line."""
     word = word if len(word) <= limit else word[: limit - 1] + "…"
     return repr(word)
@@ -64,21 +67,21 @@ def _number(word: str, pos: int, name: str, allow_minus_infinity: bool = False) 
     if allow_minus_infinity and _MINUS_INFINITY.fullmatch(word):
         return MINUS_INFINITY
     if _NON_FINITE.fullmatch(word):
-        raise _fail(name, f"{_show(word)} at position {pos} is not allowed: entries must be finite numbers")
+        raise _fail(name, f"{quoted(word)} at position {pos} is not allowed: entries must be finite numbers")
     m = _FRACTION.fullmatch(word)
     if m:
         if int(m["den"]) == 0:
-            raise _fail(name, f"{_show(word)} at position {pos} has a zero denominator")
+            raise _fail(name, f"{quoted(word)} at position {pos} has a zero denominator")
         value = Fraction(int(m["num"]), int(m["den"]))
     else:
         m = _DECIMAL.fullmatch(word)
         if not m:
-            raise _fail(name, f"{_show(word)} is not a number at position {pos}")
+            raise _fail(name, f"{quoted(word)} is not a number at position {pos}")
         if m["exp"] is not None and abs(int(m["exp"])) > MAX_EXPONENT:
-            raise _fail(name, f"{_show(word)} at position {pos}: exponent out of range (at most ±{MAX_EXPONENT})")
+            raise _fail(name, f"{quoted(word)} at position {pos}: exponent out of range (at most ±{MAX_EXPONENT})")
         value = Fraction(word)
     if abs(value) > MAX_MAGNITUDE:
-        raise _fail(name, f"{_show(word)} at position {pos} is too large (|entry| ≤ 1e15)")
+        raise _fail(name, f"{quoted(word)} at position {pos} is too large (|entry| ≤ 1e15)")
     return value
 
 
@@ -130,7 +133,7 @@ class _Parser:
         if extra is not None:
             if extra.kind == "]":
                 raise self.fail(f"unbalanced brackets: unexpected ']' at position {extra.pos}")
-            raise self.fail(f"unexpected {_show(extra.text)} at position {extra.pos} after the closing ']'")
+            raise self.fail(f"unexpected {quoted(extra.text)} at position {extra.pos} after the closing ']'")
         if not items:
             raise self.fail("empty matrix '[]'")
         if isinstance(items[0], list):           # [[...], [...]]: a list of rows
@@ -156,14 +159,14 @@ class _Parser:
                 raise self.fail(f"unbalanced brackets: the '[' at position {open_tok.pos} is never closed")
             if tok.kind == "]":
                 if last_sep is not None and last_sep.kind == "," and items:
-                    raise self.fail(f"empty entry before ']' at position {tok.pos} (trailing {_show(last_sep.text)})")
+                    raise self.fail(f"empty entry before ']' at position {tok.pos} (trailing {quoted(last_sep.text)})")
                 self.i += 1
                 return items, semicolons
             if tok.kind in ",;":
                 if tok.kind == ";" and depth > 1:
                     raise self.fail(f"';' inside a row at position {tok.pos} (use ',' between entries)")
                 if expect_item:
-                    raise self.fail(f"empty entry at position {tok.pos} (nothing before {_show(tok.text)})")
+                    raise self.fail(f"empty entry at position {tok.pos} (nothing before {quoted(tok.text)})")
                 if tok.kind == ";":
                     semicolons.append(len(items))
                 expect_item, last_sep = True, tok
@@ -198,7 +201,7 @@ class _Parser:
         for tok in self.tokens:
             if tok.kind in "[]":
                 raise self.fail(
-                    f"unexpected {_show(tok.text)} at position {tok.pos} "
+                    f"unexpected {quoted(tok.text)} at position {tok.pos} "
                     "(use either [[1,0],[0,1]] or 1 0; 0 1, not both)"
                 )
             if tok.kind == ";":
@@ -285,3 +288,46 @@ def format_fraction(x: Fraction) -> str:
 def format_matrix(rows: Sequence[Sequence[Fraction]]) -> str:
     """Inverse of parse_matrix for the nested-list form: [[1, 0.5], [1/3, -2]]."""
     return "[" + ", ".join("[" + ", ".join(format_fraction(x) for x in row) + "]" for row in rows) + "]"
+
+
+# ---- matrix answers and keys -----------------------------------------------------------------
+
+AnswerMatrix = tuple[tuple[Fraction, ...], ...]   # a matrix answer, rows as tuples
+
+def parse_matrix_answer(text: str) -> AnswerMatrix:
+    """A matrix answer ('[[1,0],[0,1]]' or '1 0; 0 1') as a tuple of row tuples of Fractions,
+    read by quizforge.answers.matrices.parse_matrix; its InputError becomes an AnswerError."""
+    try:
+        rows = parse_matrix(text, "matrix")
+    except AnswerError:
+        raise
+    except InputError as e:
+        raise AnswerError(str(e)) from None
+    return tuple(tuple(row) for row in rows)
+
+
+@dataclass(frozen=True)
+class MatrixKey:
+    """The key of a matrix answer: same shape, every entry within `tol` (0: exact)."""
+
+    value: AnswerMatrix
+    tol: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        rows = tuple(tuple(Fraction(key_number(x, "entry")) for x in row) for row in self.value)
+        check_shape(rows, "key")
+        object.__setattr__(self, "value", rows)
+        object.__setattr__(self, "tol", Fraction(key_number(self.tol, "tol")))
+        if self.tol < 0:
+            raise ValueError("tol must be ≥ 0")
+
+    def accepts(self, rows: Sequence[Sequence[Number]]) -> bool:
+        if len(rows) != len(self.value) or any(len(r) != len(k) for r, k in zip(rows, self.value)):
+            return False
+        return all(abs(as_fraction(x) - y) <= self.tol for r, k in zip(rows, self.value) for x, y in zip(r, k))
+
+
+def check_matrix(key: MatrixKey, text: str) -> Checked:
+    """Parse a matrix answer and check it; a wrong shape is a wrong answer, not an error."""
+    rows = parse_matrix_answer(text)
+    return Checked(rows, key.accepts(rows))
