@@ -9,7 +9,7 @@ from rich.console import Console
 from quizforge import handcalc
 from quizforge.errors import InputError
 from quizforge.handcalc import attention_steps, json_number, pe_vector, scale_text
-from quizforge.handcalc_render import render_attention, render_pe
+from quizforge.render.handcalc import render_attention, render_pe
 
 Q3 = "[[1,0],[0,1],[1,1]]"
 V3 = "[[1,2],[3,4],[5,6]]"

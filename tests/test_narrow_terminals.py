@@ -137,7 +137,7 @@ def test_box_title_is_never_cut(run_quiz, monkeypatch):
     from rich.console import Console
 
     from quizforge.bank.registry import question
-    from quizforge.render_question import question_panel
+    from quizforge.render.question import question_panel
 
     q = question("attention.output-0002")
     for width in WIDTHS:

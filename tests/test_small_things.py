@@ -359,7 +359,7 @@ def test_sizes_round_half_away_from_zero(run_quiz, monkeypatch):
     assert code == 0
     assert "3,276,800 B = 3.13 MiB" in out      # 3.125 MiB exactly
     assert "1,638,400 B = 1.56 MiB" in out      # 1.5625: the third decimal decides
-    from quizforge.render import binary_bytes, si
+    from quizforge.render.calc import binary_bytes, si
 
     assert binary_bytes(int(1.125 * 2**30)) == "1.13 GiB" and binary_bytes(1023) == "1023 B"
     assert si(1_125_000) == "1.13 M" and si(2_500_005_000_000, billions="B") == "2.50 T"

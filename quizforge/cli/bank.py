@@ -30,7 +30,7 @@ def bank_list(topic, as_json) -> None:
         emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
                     "title": t.title} for t in templates])
         return
-    from quizforge.render_question import templates_table
+    from quizforge.render.question import templates_table
     from quizforge.render import console
 
     console().print(templates_table(templates))
@@ -79,7 +79,7 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
 
         click.echo(question_markdown(question, with_answer))
         return
-    from quizforge.render_question import question_panel, solution_view
+    from quizforge.render.question import question_panel, solution_view
     from quizforge.render import console as make_console
 
     console = make_console()
@@ -112,7 +112,7 @@ def explain(question_id, as_json, as_markdown) -> None:
 
         click.echo(question_markdown(question, with_answer=True))
         return
-    from quizforge.render_question import question_panel, solution_view
+    from quizforge.render.question import question_panel, solution_view
     from quizforge.render import console as make_console
 
     console = make_console()
@@ -148,7 +148,7 @@ def check(question_id, answer, as_json) -> None:
     if as_json:
         emit_json(verdict.to_json())
         return
-    from quizforge.render_question import verdict_view
+    from quizforge.render.question import verdict_view
     from quizforge.render import console
 
     console().print(verdict_view(verdict))

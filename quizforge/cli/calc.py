@@ -137,9 +137,9 @@ def _show(report, as_json: bool, view: str) -> None:
     if as_json:
         emit_json(report.to_json())
         return
-    from quizforge import render
+    from quizforge.render import calc as calc_views, console
 
-    render.console().print(getattr(render, view)(report))
+    console().print(getattr(calc_views, view)(report))
 
 
 # --- quiz calc presets -----------------------------------------------------
@@ -153,9 +153,9 @@ def calc_presets(as_json: bool) -> None:
     if as_json:
         emit_json({name: cfg.describe() | {"source": cfg.source} for name, cfg in PRESETS.items()})
         return
-    from quizforge import render
+    from quizforge.render import calc as calc_views, console
 
-    render.console().print(render.presets_table(PRESETS))
+    console().print(calc_views.presets_table(PRESETS))
 
 
 # --- quiz calc params ------------------------------------------------------
@@ -271,7 +271,7 @@ def calc_attention(q_text, k_text, v_text, causal, as_json) -> None:
         emit_json(steps.to_json())
         return
     from quizforge import render
-    from quizforge.handcalc_render import render_attention
+    from quizforge.render.handcalc import render_attention
 
     render.console().print(render_attention(steps))
 
@@ -297,7 +297,7 @@ def calc_pe(pos, d_model, as_json) -> None:
         emit_json(pe.to_json())
         return
     from quizforge import render
-    from quizforge.handcalc_render import render_pe
+    from quizforge.render.handcalc import render_pe
 
     render.console().print(render_pe(pe))
 

@@ -35,7 +35,7 @@ def challenges_list(as_json: bool) -> None:
     from rich.table import Table
 
     from quizforge import render
-    from quizforge.fit import rows_table
+    from quizforge.render.fit import rows_table
 
     table = Table(title="coding challenges", title_justify="left")
     for column in ("id", "title", "define"):

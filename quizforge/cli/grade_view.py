@@ -13,7 +13,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.fit import TableOrLines
+from quizforge.render.fit import TableOrLines
 from quizforge.grading.judge import SuiteResult
 from quizforge.grading.results import clean, points, sandbox_summary, seed_line, shared_failure
 

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.padding import Padding
 from rich.text import Text
 
-from quizforge.fit import TableOrLines, rows_table
+from quizforge.render.fit import TableOrLines, rows_table
 from quizforge.practice.timefmt import clock_text
 
 EMPTY_MESSAGE = "No history yet — run `quiz practice`."

@@ -81,7 +81,7 @@ class DrillScreen:
         return line
 
     def _draw(self, events: list) -> engine.SessionOver | engine.NothingToAsk | None:
-        from quizforge import render_question as render
+        from quizforge.render import question as render
         from quizforge.bank.mathtext import markdown_to_terminal
 
         last = None

@@ -8,7 +8,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.fit import shows_whole
+from quizforge.render.fit import shows_whole
 from quizforge.practice.charts import plural
 from quizforge.practice.timefmt import clock_text
 

@@ -124,7 +124,7 @@ class MockExam:
         return None
 
     def _show(self, event: Shown) -> None:
-        from quizforge import render_question as render
+        from quizforge.render import question as render
 
         q = self.engine.question(event.index)
         self._status_line = lambda: self._status()   # a new status per question: a pipe prints it once

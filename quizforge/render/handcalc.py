@@ -17,7 +17,7 @@ from rich.text import Text
 
 from quizforge.handcalc import AttentionSteps, PEVector
 from quizforge.answers.matrices import format_fraction
-from quizforge.matrix_view import MatrixView
+from quizforge.render.matrix import MatrixView
 
 NEG_INF = "−∞"
 MASKED = "masked"

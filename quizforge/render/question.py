@@ -5,7 +5,6 @@ The presentation layer of the bank: the bank itself returns plain data and never
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.padding import Padding
 from rich.panel import Panel
@@ -16,7 +15,7 @@ from quizforge.bank.export import accepted_text
 from quizforge.bank.grading import Verdict
 from quizforge.bank.mathtext import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
-from quizforge.matrix_view import MatrixRow, MatrixView
+from quizforge.render.matrix import MatrixRow, MatrixView
 
 
 def _md(text: str) -> Text:

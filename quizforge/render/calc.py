@@ -1,17 +1,15 @@
-"""Rich renderings of the calculators' reports. Imported only when something is printed."""
+"""Rich renderings of the calculators' reports (`quiz calc`). Imported only when something is printed."""
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING, Mapping
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.fit import TableOrLines, rows_table
+from quizforge.render.fit import TableOrLines, rows_table
 
 if TYPE_CHECKING:  # annotations only: console() must not pull in torch and sympy
     from quizforge.accounting.reports import Report
@@ -22,46 +20,6 @@ COMPONENT_LABELS = {
     "norms": "norms", "head": "output head", "pooler": "pooler",
     "attention_proj": "attention projections", "attention_scores": "attention QKᵀ and A·V",
 }
-
-
-def console() -> Console:
-    return Console(highlight=False)
-
-
-class Progress:
-    """Names the step that slow work is on: a rich spinner on stderr while that is a terminal,
-    nothing at all when output is piped or is JSON (the spinner clears itself when done)."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        err = Console(stderr=True, highlight=False)
-        self._stream = None
-        self._status = None
-        if quiet or not err.is_terminal:
-            return
-        # Drawn on a copy of the terminal's fd: `quiz grade` runs pytest in this process, and
-        # pytest's capture points fd 2 elsewhere while each test runs, which hid every step.
-        try:
-            self._stream = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
-        except (AttributeError, OSError, ValueError):
-            self._stream = None
-        console = Console(file=self._stream, highlight=False) if self._stream is not None else err
-        self._status = console.status("", spinner="dots")
-
-    def step(self, text: str) -> None:
-        if self._status is not None:
-            self._status.update(text)
-
-    def __enter__(self) -> "Progress":
-        if self._status is not None:
-            self._status.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._status is not None:
-            self._status.stop()
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
 
 
 def si(value: float, billions: str = "G") -> str:
