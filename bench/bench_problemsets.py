@@ -5,7 +5,10 @@
 Times the whole `make_set` first, in this fresh process (typst's caches cold, as for a user),
 then each step on its own (the same functions; typst's caches now warm, so its figure is
 lower than in the first run). Each figure is wall seconds beside CPU seconds (this process
-and its typst helpers together).
+and its typst helpers together). The whole run's CPU is then split between this process
+(drawing the questions, Markdown, keys, LMS exports) and the typst helpers (laying out,
+cutting and joining the PDFs), with the pages typst laid out per CPU second: on 2 cores the
+wall time can be no lower than half the CPU seconds, which says where the time goes.
 
 These machines' speed drifts 2-3x from hour to hour, so the target is a ratio: the whole
 set in at most 8 times the wall time of `python -c "import torch"`, timed in the same run;
@@ -68,8 +71,11 @@ def main() -> None:
             timings[label] = (time.perf_counter() - start, _cpu_seconds() - cpu)
             return value
 
+        own_before, helpers_before = _own_seconds(), _helper_seconds()
         total = timed("make_set, everything written (cold)", lambda: make_set(spec_path, Path(tmp) / "out",
                                                                               variants=args.students))
+        own, helpers = _own_seconds() - own_before, _helper_seconds() - helpers_before
+        typeset_pages = {name: _pages(Path(tmp) / "out" / name) for name in ("all_papers.pdf", "all_keys.pdf")}
         spec = load_spec(spec_path)
         slots = plan(spec)
         students = numbered_variants(args.students)
@@ -94,30 +100,57 @@ def main() -> None:
         timed("GIFT", lambda: lms.gift(spec.title, groups))
         timed("QTI 2.1 zip", lambda: qti.qti21_zip(spec.title, spec.duration, groups))
         timed("Canvas QTI 1.2 zip", lambda: qti.canvas_zip(spec.title, spec.duration, groups))
-        torch_import = _torch_import_seconds()
+        torch_import, torch_import_cpu = _torch_import_seconds()
         print(f"{args.students} students x {len(slots)} questions ({total['marks']} marks each); "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"  {'step':<38} {'wall s':>7} {'CPU s':>7}")
         for label, (wall, cpu) in timings.items():
             print(f"  {label:<38} {wall:7.2f} {cpu:7.2f}")
         yardstick = 'python -c "import torch"'
-        print(f"  {yardstick:<38} {torch_import:7.2f}")
-        ratio = timings["make_set, everything written (cold)"][0] / torch_import
+        print(f"  {yardstick:<38} {torch_import:7.2f} {torch_import_cpu:7.2f}")
+        wall, cpu = timings["make_set, everything written (cold)"]
+        ratio = wall / torch_import
         print(f"  everything / torch import: {ratio:.1f} (target at most {TARGET}: "
               f"{'met' if ratio <= TARGET else 'missed'})")
+        pages = sum(typeset_pages.values())
+        print(f"where the cold run's {cpu:.1f} CPU s went:")
+        print(f"  {own:.1f} in this process (drawing the questions, Markdown, keys, LMS exports)")
+        print(f"  {helpers:.1f} in the typst helpers: {typeset_pages['all_papers.pdf']} paper and "
+              f"{typeset_pages['all_keys.pdf']} key pages, {pages / max(helpers, 0.01):.0f} pages per CPU s")
+        # CPU seconds hardly depend on what else the machine runs; wall seconds do
+        cores = os.cpu_count() or 1
+        print(f"  on {cores} idle cores that CPU takes at least {cpu / cores:.1f} s wall, "
+              f"{cpu / cores / torch_import_cpu:.1f} times the import's {torch_import_cpu:.2f} CPU s")
 
 
 def _cpu_seconds() -> float:
     """CPU seconds of this process and of its children that have finished (the typst helpers)."""
-    own, children = os.times(), os.times()
-    return own.user + own.system + children.children_user + children.children_system
+    return _own_seconds() + _helper_seconds()
 
 
-def _torch_import_seconds() -> float:
-    """Wall seconds of `python -c "import torch"`: the yardstick the target is a multiple of."""
-    start = time.perf_counter()
+def _own_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def _helper_seconds() -> float:
+    """CPU seconds of the finished children: the typst helpers (and the torch import, timed last)."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def _pages(pdf: Path) -> int:
+    import pikepdf
+
+    with pikepdf.open(pdf) as document:
+        return len(document.pages)
+
+
+def _torch_import_seconds() -> tuple[float, float]:
+    """Wall and CPU seconds of `python -c "import torch"`: the yardstick the target is a multiple of."""
+    start, cpu = time.perf_counter(), _helper_seconds()
     subprocess.run([sys.executable, "-c", "import torch"], check=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _helper_seconds() - cpu
 
 if __name__ == "__main__":
     main()
