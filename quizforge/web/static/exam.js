@@ -135,8 +135,9 @@
         `<td><input class="matrix-cell" data-cell="${r * shape.cols + c}" autocomplete="off" inputmode="none" ` +
         `aria-label="row ${r + 1}, column ${c + 1}" ${keyboardAllowed ? "" : "readonly"}></td>`).join("") + "</tr>";
     }
-    $("response").innerHTML = `<span class="nat-label">Your answer (${shape.rows}×${shape.cols})</span>
-      <table class="matrix-entry">${rows}</table>${keypadHtml(keys)}`;
+    // The keypad beside the grid (below it on a phone), so that both fit a laptop's screen.
+    $("response").innerHTML = `<div class="matrix-response"><div><span class="nat-label">Your answer ` +
+      `(${shape.rows}×${shape.cols})</span><table class="matrix-entry">${rows}</table></div>${keypadHtml(keys)}</div>`;
     const inputs = [...$("response").querySelectorAll("[data-cell]")];
     inputs.forEach((input, i) => {
       input.value = cellShown(grid.cells[i].text);
