@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
 
 from quizforge.practice.mock import (
     PALETTE_STATES, Answer, Clear, Confirm, Ended, Goto, Mark, MockEngine, Submit, SubmitAsked, Unreadable,
     palette_state)
+from quizforge.practice.mock_sections import paper_sections, section_of
 from quizforge.web.question_html import answer_cells, answer_table, matrix_entry_shape, question_view
 
 MAX_ANSWER_CHARS = 200
@@ -58,27 +58,6 @@ def matrix_answer_text(cells, rows: int, cols: int) -> str | None:
     return "; ".join(" ".join(row) for row in entries)
 
 
-@dataclass(frozen=True)
-class Section:
-    name: str
-    questions: tuple[int, ...]   # 0-based indices, in paper order
-
-
-def question_marks(question_id: str) -> int:
-    """A question's marks, from its template (nothing is generated)."""
-    from quizforge.bank.registry import parse_question_id
-
-    return parse_question_id(question_id)[0].marks
-
-
-def sections_by_marks(paper: list[str]) -> list[Section]:
-    """GATE's sections by marks: one-mark questions, then two-mark ones (as the paper orders them)."""
-    by_marks: dict[int, list[int]] = {}
-    for i, qid in enumerate(paper):
-        by_marks.setdefault(question_marks(qid), []).append(i)
-    return [Section(f"{marks}-mark questions", tuple(found)) for marks, found in sorted(by_marks.items())]
-
-
 class WebSitting:
     """One browser sitting of a mock: before the start (instructions), running, then ended."""
 
@@ -86,7 +65,7 @@ class WebSitting:
         self.engine = engine
         self.name = name
         self.resumed = resumed
-        self.sections = sections_by_marks(engine.state.paper)
+        self.sections = paper_sections(engine.state.paper, engine.state.sections)
         self.order = [i for section in self.sections for i in section.questions]
         self.started = False
         self.result: dict | None = None
@@ -266,7 +245,7 @@ class WebSitting:
                 return out
             i = s.current
             out["current"] = i + 1
-            out["section"] = next(n for n, sec in enumerate(self.sections) if i in sec.questions)
+            out["section"] = section_of(self.sections, i)
             out["question"] = question_view(self.engine.question(i))
             out["answer"] = s.answers.get(i)
             shape = out["question"]["matrix"]
