@@ -392,3 +392,29 @@ def test_a_causal_mask_answered_through_the_cells_and_keypad_is_marked_by_the_en
         assert [item["correct"] for item in items] == [True, True] and live.sitting.result["score"] == 2
         assert page.locator("table.key-matrix").count() == 2 and page.locator("table.your-matrix").count() == 2
         assert not errors, errors
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (390, 844)])
+def test_a_matrix_grid_and_its_keypad_fit_without_overlap(browser, tmp_path, width, height):
+    with LiveServer(tmp_path, paper=["matrices.causal_mask-0009", MCQ]) as live:   # 4×4, with −∞
+        page = browser.new_page()
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live.url)
+        page.click("#instructions-next")
+        page.check("#declaration")
+        page.click("#begin")
+        wait_question(page, 1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        targets = page.locator("#response [data-cell], #response [data-keypad], .actions button")
+        boxes = page.evaluate("""() => [...document.querySelectorAll(
+            "#response [data-cell], #response [data-keypad], .actions button")].map(e => {
+            const r = e.getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height};
+        })""")
+        assert len(boxes) == targets.count() == 16 + 17 + 3
+        for i, a in enumerate(boxes):
+            assert a["width"] > 0 and a["x"] >= 0 and a["x"] + a["width"] <= width
+            for b in boxes[i + 1:]:
+                assert not _boxes_overlap(a, b)
+        page.click(cell(page, 15))   # the last cell and the −∞ key are reachable: the clicks land
+        page.click('#response [data-keypad="-inf"]')
+        assert page.input_value(cell(page, 15)) == "−∞"

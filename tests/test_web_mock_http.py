@@ -642,11 +642,21 @@ def test_a_matrix_answer_is_saved_from_its_cells_as_the_grader_reads_it_and_rest
 
 
 def test_a_matrix_typed_in_the_terminal_comes_back_into_the_cells(history):
-    sitting = sitting_for(history, paper=[MASK_BINARY.id, MCQ.id])
+    sitting = sitting_for(history, paper=[MASK_BINARY.id, MASK_ADDITIVE.id, MCQ.id])
     sitting.state.answers[0] = "[[1, 0, 0],\n [1, 1, 0],\n [1, 1, 1]]"   # as the terminal mock keeps it
+    sitting.state.answers[1] = "0 0 −∞\n0 0 0"
     exam = Exam(client_for(sitting))
     view = exam.post("begin")
     assert view["answer_cells"] == [["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]]
+    view = exam.save_next(view["answer_cells"])   # saved back unchanged, in the grid's text form
+    assert view["answer_cells"] == [["0", "0", "-inf"], ["0", "0", "0"]]
+    exam.save_next(view["answer_cells"])
+    assert sitting.state.answers == {0: "1 0 0; 1 1 0; 1 1 1", 1: "0 0 -inf; 0 0 0"}
+    # Past the separators, an entry is the grader's to judge, as a typed matrix is.
+    exam.post("goto", {"number": 2})
+    view = exam.save_next([["0", "0", "1.2.3"], ["0", "0", "0"]])
+    assert view["current"] == 2 and view["error"] and "\n" not in view["error"]
+    assert sitting.state.answers[1] == "0 0 -inf; 0 0 0"
 
 
 def test_a_matrix_answer_is_a_table_in_the_question_paper_and_the_report(history):

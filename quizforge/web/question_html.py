@@ -80,19 +80,26 @@ def matrix_entry_shape(question: Question) -> dict | None:
     return {"rows": rows, "cols": cols, "minus_infinity": uses_minus_infinity(question)}
 
 
+def keypad_entry(entry: str) -> str:
+    """One matrix entry as the keypad writes it: '-' for a minus, -inf for −∞ however it was typed."""
+    entry = entry.strip().replace("−", "-")
+    return "-inf" if entry.lower() in ("-inf", "-∞") else entry
+
+
 def answer_cells(text: str | None, rows: int, cols: int) -> list[list[str]] | None:
     """A saved matrix answer ('1 0; 1 1', '[[1,0],[1,1]]', a row per line) split back into
     the page's cells, entries as typed; None when it does not split into rows×cols."""
     if not text:
         return None
-    entries = [e for e in re.split(r"[\s,;\[\]]+", text) if e]
+    entries = [keypad_entry(e) for e in re.split(r"[\s,;\[\]]+", text) if e]
     if len(entries) != rows * cols:
         return None
     return [entries[r * cols:(r + 1) * cols] for r in range(rows)]
 
 
 def _entry_html(entry: str) -> str:
-    return "−∞" if entry.strip().lower() in ("-inf", "−inf") else html.escape(entry.replace("-", "−"))
+    entry = keypad_entry(entry)
+    return "−∞" if entry == "-inf" else html.escape(entry.replace("-", "−"))
 
 
 def answer_table(cells: list[list[str]], css: str = "answer-matrix") -> str:

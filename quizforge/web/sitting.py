@@ -20,11 +20,11 @@ from quizforge.practice.mock import (
     PALETTE_STATES, Answer, Clear, Confirm, Ended, Goto, Mark, MockEngine, Submit, SubmitAsked, Unreadable,
     palette_state)
 from quizforge.practice.mock_sections import paper_sections, section_of
-from quizforge.web.question_html import answer_cells, answer_table, matrix_entry_shape, question_view
+from quizforge.web.question_html import answer_cells, answer_table, keypad_entry, matrix_entry_shape, question_view
 
 MAX_ANSWER_CHARS = 200
 MAX_CELL_CHARS = 20          # the keypad's limit on one entry
-_CELL = re.compile(r"-?(\d+\.?\d*|\.\d+)|-inf")   # what the keypad can type into a cell
+_SEPARATOR = re.compile(r"[\s,;\[\]]")   # inside one cell these would change the matrix's shape
 
 
 class BadRequest(ValueError):
@@ -45,7 +45,7 @@ def matrix_answer_text(cells, rows: int, cols: int) -> str | None:
         raise BadRequest(f"answer: expected {rows} rows of {cols} cells")
     if any(not isinstance(cell, str) or len(cell) > MAX_CELL_CHARS for row in cells for cell in row):
         raise BadRequest(f"answer: each cell is text of at most {MAX_CELL_CHARS} characters")
-    entries = [[cell.strip().replace("−", "-") for cell in row] for row in cells]
+    entries = [[keypad_entry(cell) for cell in row] for row in cells]
     if not any(e for row in entries for e in row):
         return None
     for r, row in enumerate(entries, 1):
@@ -53,7 +53,7 @@ def matrix_answer_text(cells, rows: int, cols: int) -> str | None:
             if not entry:
                 raise UnfilledMatrix(f"the entry in row {r}, column {c} is empty: fill every cell "
                                      "(or Clear Response)")
-            if not _CELL.fullmatch(entry):
+            if _SEPARATOR.search(entry):   # the grader judges the rest, as for a typed matrix
                 raise UnfilledMatrix(f"the entry in row {r}, column {c} is not a number: {entry}")
     return "; ".join(" ".join(row) for row in entries)
 
