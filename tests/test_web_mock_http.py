@@ -673,7 +673,9 @@ def test_a_matrix_answer_is_a_table_in_the_question_paper_and_the_report(history
     report = exam.get("/report").text
     assert ('<table class="matrix answer-matrix key-matrix"><tr><td>0</td><td>0</td><td>−∞</td></tr>'
             '<tr><td>0</td><td>0</td><td>0</td></tr></table>') in report
-    assert ('<table class="matrix answer-matrix your-matrix"><tr><td>0</td><td>−∞</td><td>−∞</td></tr>') in report
+    # The candidate's matrix, its one wrong entry (row 1, column 2) marked.
+    assert ('<table class="matrix answer-matrix your-matrix"><tr><td>0</td><td class="wrong-entry">−∞</td>'
+            '<td>−∞</td></tr>') in report
 
 
 def test_no_key_of_a_matrix_question_reaches_the_page_before_submission(history):

@@ -102,9 +102,12 @@ def _entry_html(entry: str) -> str:
     return "−∞" if entry == "-inf" else html.escape(entry.replace("-", "−"))
 
 
-def answer_table(cells: list[list[str]], css: str = "answer-matrix") -> str:
-    """A matrix answer (the candidate's or the key) as a table, −∞ written as such."""
-    body = "".join("<tr>" + "".join(f"<td>{_entry_html(e)}</td>" for e in row) + "</tr>" for row in cells)
+def answer_table(cells: list[list[str]], css: str = "answer-matrix", wrong=frozenset()) -> str:
+    """A matrix answer (the candidate's or the key) as a table, −∞ written as such; the
+    entries at `wrong` ((row, column), from 1) are marked."""
+    marked = ' class="wrong-entry"'
+    body = "".join("<tr>" + "".join(f"<td{marked if (r, c) in wrong else ''}>{_entry_html(e)}</td>"
+                                    for c, e in enumerate(row, 1)) + "</tr>" for r, row in enumerate(cells, 1))
     return f'<table class="matrix {css}">{body}</table>'
 
 

@@ -22,6 +22,18 @@ def _chosen_letters(question, answer: str | None) -> set[str]:
     return {LETTERS[i] for i in chosen}
 
 
+def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
+    """(row, column) of each entry of a matrix answer outside its accepted range."""
+    from quizforge.answers import AnswerError
+    from quizforge.bank import matrix_answers
+
+    try:
+        given = matrix_answers.read(question, answer or "")
+    except AnswerError:
+        return frozenset()
+    return frozenset(matrix_answers.wrong_entries(question.answer, given, question.decimals))
+
+
 def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     """Everything the report template shows, in plain values and HTML fragments."""
     from quizforge.bank.registry import parse_question_id
@@ -53,7 +65,8 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
             "template": parse_question_id(item["id"])[0].title,
             "solution": solution_html(question),
             # Matrices as tables: the candidate's (when it could be read) beside the key.
-            "answer_table": answer_table(given, "answer-matrix your-matrix") if given else None,
+            "answer_table": answer_table(given, "answer-matrix your-matrix", _wrong_entries(question, item["answer"]))
+            if given else None,
             "key_table": answer_table(key_cells(question), "answer-matrix key-matrix") if shape else None,
         })
     answered = result["answered"]
