@@ -8,6 +8,8 @@ The engine knows answers, marks and moves; this module gives them GATE's button 
   marked for review is evaluated);
 - Clear Response: the saved answer goes; the question stays on screen;
 - a palette or section-tab jump does not save the response on screen.
+A matrix answer comes from the page as its grid of cells and is saved as the text the grader
+reads ('a b; c d'); the view gives the saved text back as cells.
 Every view the page gets is built here, and none holds a key, a reason or a solution.
 """
 
