@@ -420,8 +420,17 @@ def test_it_fits_a_390_pixel_phone_with_nothing_overlapping(page):
 
 
 def test_shrinking_the_window_pulls_it_back_into_view(page):
+    before = box(page)
+    assert before["x"] + before["width"] > 700   # out of the smaller window unless the resize moves it
+    # A listener added after the calculator's runs after it on the same event: once this promise
+    # settles on the resize to 700×500, the calculator has handled that resize (no sleeping).
+    page.evaluate("""() => { window.resizedTo700x500 = new Promise(done => addEventListener("resize", function seen() {
+        if (innerWidth === 700 && innerHeight === 500) { removeEventListener("resize", seen); done(); }
+    })); }""")
     page.set_viewport_size({"width": 700, "height": 500})
+    page.evaluate("window.resizedTo700x500")
     popup = box(page)
+    assert popup["x"] >= 0 and popup["y"] >= 0
     assert popup["x"] + popup["width"] <= 700 and popup["y"] + popup["height"] <= 500
 
 

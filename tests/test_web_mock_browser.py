@@ -234,6 +234,11 @@ KEYPAD_CASES = [
     (("12", 9), "3", ("123", 3)),               # a caret past the end sits at the end
     (("1" * 20, 20), "2", ("1" * 20, 20)),      # at most 20 characters
     (("12", 2), "x", ("12", 2)),                # not a key
+    (("12", 1), "-inf", ("-inf", 4)),           # −∞ fills a matrix cell whole
+    (("-inf", 4), "3", ("-inf", 4)),            # ... and nothing goes inside it
+    (("-inf", 4), ".", ("-inf", 4)),
+    (("-inf", 2), "Backspace", ("", 0)),        # it goes out whole
+    (("-inf", 4), "Clear All", ("", 0)),
 ]
 
 
@@ -323,3 +328,93 @@ def test_the_readme_screenshot_script_writes_the_exam_screen(tmp_path):
     assert struct.unpack(">II", header[16:24]) == (1366, 768)
     root = Path(__file__).parents[1]
     assert (root / "docs/gate-mock.png").exists() and "](docs/gate-mock.png)" in (root / "README.md").read_text()
+
+
+MASK_ADDITIVE = "matrices.causal_mask-0002"   # 2×3 of 0 and −∞
+MASK_BINARY = "matrices.causal_mask-000a"     # 3×3 of 1 and 0
+
+
+def cell(page, index: int) -> str:
+    return f'#response [data-cell="{index}"]'
+
+
+def test_a_causal_mask_answered_through_the_cells_and_keypad_is_marked_by_the_engine(browser, tmp_path):
+    with LiveServer(tmp_path, paper=[MASK_ADDITIVE, MASK_BINARY]) as live:
+        page = browser.new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(live.url)
+        page.click("#instructions-next")
+        page.check("#declaration")
+        page.click("#begin")
+        wait_question(page, 1)
+        assert page.locator("#response [data-cell]").count() == 6
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390   # the grid fits a phone
+        # The keyboard is blocked in the cells too; the −∞ key is there for an additive mask.
+        page.click(cell(page, 0))
+        page.keyboard.type("7")
+        assert page.input_value(cell(page, 0)) == ""
+        for index, key in enumerate(["0", "0", "-inf", "0", "0", "0"]):
+            page.click(cell(page, index))
+            page.click(f'#response [data-keypad="{key}"]')
+        page.click(cell(page, 2))
+        page.click('#response [data-keypad="Backspace"]')   # −∞ goes out whole, and back in
+        assert page.input_value(cell(page, 2)) == ""
+        page.click('#response [data-keypad="-inf"]')
+        assert page.input_value(cell(page, 2)) == "−∞"
+        page.click("#save-next")
+        wait_question(page, 2)
+        assert live.sitting.state.answers == {0: "0 0 -inf; 0 0 0"}
+
+        # No −∞ key for a 0/1 mask; a cell left empty is named and the cells stay to be finished.
+        assert page.locator('#response [data-keypad="-inf"]').count() == 0
+        for index, digit in enumerate("100110110"):   # row 3 wrong in one entry, then corrected
+            page.click(cell(page, index))
+            page.click(f'#response [data-keypad="{digit}"]')
+        page.click(cell(page, 8))
+        page.click('#response [data-keypad="Clear All"]')
+        page.click("#save-next")
+        page.wait_for_function("document.getElementById('response-error').textContent !== ''")
+        assert "row 3, column 3 is empty" in page.inner_text("#response-error")
+        assert page.input_value(cell(page, 7)) == "1"
+        page.click('#response [data-keypad="1"]')   # the focused cell is still the empty one
+        page.click("#save-next")
+        wait_question(page, 1)
+        assert page.input_value(cell(page, 2)) == "−∞"   # the saved matrix, back in its cells
+        assert [page.input_value(cell(page, i)) for i in range(6)] == ["0", "0", "−∞", "0", "0", "0"]
+
+        page.click("#submit-button")
+        page.click("#summary-submit")
+        page.click("#confirm-yes")
+        page.wait_for_url("**/report")
+        items = live.sitting.result["items"]
+        assert [item["correct"] for item in items] == [True, True] and live.sitting.result["score"] == 2
+        assert page.locator("table.key-matrix").count() == 2 and page.locator("table.your-matrix").count() == 2
+        assert not errors, errors
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (390, 844)])
+def test_a_matrix_grid_and_its_keypad_fit_without_overlap(browser, tmp_path, width, height):
+    with LiveServer(tmp_path, paper=["matrices.causal_mask-0009", MCQ]) as live:   # 4×4, with −∞
+        page = browser.new_page()
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live.url)
+        page.click("#instructions-next")
+        page.check("#declaration")
+        page.click("#begin")
+        wait_question(page, 1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        targets = page.locator("#response [data-cell], #response [data-keypad], .actions button")
+        boxes = page.evaluate("""() => [...document.querySelectorAll(
+            "#response [data-cell], #response [data-keypad], .actions button")].map(e => {
+            const r = e.getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height};
+        })""")
+        assert len(boxes) == targets.count() == 16 + 17 + 3
+        for i, a in enumerate(boxes):
+            assert a["width"] > 0 and a["x"] >= 0 and a["x"] + a["width"] <= width
+            for b in boxes[i + 1:]:
+                assert not _boxes_overlap(a, b)
+        page.click(cell(page, 15))   # the last cell and the −∞ key are reachable: the clicks land
+        page.click('#response [data-keypad="-inf"]')
+        assert page.input_value(cell(page, 15)) == "−∞"

@@ -602,3 +602,102 @@ def test_a_new_browser_mock_leaves_a_paused_one_and_says_how_to_go_back(history)
     assert out.getvalue() == (f"mock #{paused.number} (0 of 3 answered, 10:00 left) stays paused: "
                               f"quiz practice --resume {paused.number} --browser continues it\n")
     assert [m.number for m in history.paused_mocks()] == [paused.number, sitting.state.number]
+
+
+# --- matrix answers: a grid of cells ----------------------------------------------------------
+
+MASK_ADDITIVE = question("matrices.causal_mask-0002")   # 2×3, 0 and −∞
+MASK_BINARY = question("matrices.causal_mask-000a")     # 3×3, 1 and 0: no −∞ key
+
+
+def test_a_matrix_answer_is_saved_from_its_cells_as_the_grader_reads_it_and_restored_into_them(history):
+    sitting = sitting_for(history, paper=[MASK_ADDITIVE.id, MASK_BINARY.id, MCQ.id])
+    exam = Exam(client_for(sitting))
+    view = exam.post("begin")
+    assert view["question"]["matrix"] == {"rows": 2, "cols": 3, "minus_infinity": True}
+    assert view["answer_cells"] is None and "click a cell" in view["question"]["instruction"]
+    cells = [["0", "0", "-inf"], ["0", "0", "0"]]
+    view = exam.save_next(cells)
+    assert view["current"] == 2 and view["question"]["matrix"] == {"rows": 3, "cols": 3, "minus_infinity": False}
+    assert sitting.state.answers == {0: "0 0 -inf; 0 0 0"}
+    assert saved_state(history, sitting.state.session_id).answers == {0: "0 0 -inf; 0 0 0"}
+    view = exam.post("goto", {"number": 1})
+    assert view["answer_cells"] == cells and view["answer"] == "0 0 -inf; 0 0 0"
+
+    # An incomplete or mistyped grid is named in one line; nothing is saved and nothing moves.
+    view = exam.post("goto", {"number": 2})
+    for grid, said in (([["1", "0", "0"], ["1", "", "0"], ["1", "1", "1"]], "row 2, column 2 is empty"),
+                       ([["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1;2"]], "row 3, column 3 is not a number")):
+        view = exam.save_next(grid)
+        assert said in view["error"] and "\n" not in view["error"] and view["current"] == 2
+        assert 1 not in sitting.state.answers
+    # A grid the page would never send is refused whole.
+    for grid in ([["1", "0"], ["1", "1"]], [["1", "0", "0"]] * 2 + [["1", 1, "1"]], "x" * 300, [["1" * 21] * 3] * 3):
+        response = exam.client.post(f"/{TOKEN}/api/save-next", json={"answer": grid})
+        assert response.status_code == 400 and "\n" not in response.json()["error"]
+    # Every cell empty is nothing on screen: Save & Next clears a saved answer.
+    exam.post("goto", {"number": 1})
+    view = exam.save_next([[""] * 3, [" "] * 3])
+    assert sitting.state.answers == {} and view["current"] == 2
+
+
+def test_a_matrix_typed_in_the_terminal_comes_back_into_the_cells(history):
+    sitting = sitting_for(history, paper=[MASK_BINARY.id, MASK_ADDITIVE.id, MCQ.id])
+    sitting.state.answers[0] = "[[1, 0, 0],\n [1, 1, 0],\n [1, 1, 1]]"   # as the terminal mock keeps it
+    sitting.state.answers[1] = "0 0 −∞\n0 0 0"
+    exam = Exam(client_for(sitting))
+    view = exam.post("begin")
+    assert view["answer_cells"] == [["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]]
+    view = exam.save_next(view["answer_cells"])   # saved back unchanged, in the grid's text form
+    assert view["answer_cells"] == [["0", "0", "-inf"], ["0", "0", "0"]]
+    exam.save_next(view["answer_cells"])
+    assert sitting.state.answers == {0: "1 0 0; 1 1 0; 1 1 1", 1: "0 0 -inf; 0 0 0"}
+    # Past the separators, an entry is the grader's to judge, as a typed matrix is.
+    exam.post("goto", {"number": 2})
+    view = exam.save_next([["0", "0", "1.2.3"], ["0", "0", "0"]])
+    assert view["current"] == 2 and view["error"] and "\n" not in view["error"]
+    assert sitting.state.answers[1] == "0 0 -inf; 0 0 0"
+
+
+def test_a_matrix_answer_is_a_table_in_the_question_paper_and_the_report(history):
+    sitting = sitting_for(history, paper=[MASK_ADDITIVE.id, MASK_BINARY.id])
+    exam = Exam(client_for(sitting))
+    exam.post("begin")
+    exam.save_next([["0", "-inf", "-inf"], ["0", "0", "0"]])   # one entry wrong
+    paper = exam.get("/api/paper").json()["questions"]
+    assert paper[0]["answer_table"] == ('<table class="matrix answer-matrix"><tr><td>0</td><td>−∞</td><td>−∞</td>'
+                                        '</tr><tr><td>0</td><td>0</td><td>0</td></tr></table>')
+    assert paper[1]["answer_table"].count("<td></td>") == 9   # unanswered: the empty 3×3 grid
+    exam.post("submit")
+    assert sitting.result["items"][0]["correct"] is False
+    report = exam.get("/report").text
+    assert ('<table class="matrix answer-matrix key-matrix"><tr><td>0</td><td>0</td><td>−∞</td></tr>'
+            '<tr><td>0</td><td>0</td><td>0</td></tr></table>') in report
+    # The candidate's matrix, its one wrong entry (row 1, column 2) marked.
+    assert ('<table class="matrix answer-matrix your-matrix"><tr><td>0</td><td class="wrong-entry">−∞</td>'
+            '<td>−∞</td></tr>') in report
+
+
+def test_no_key_of_a_matrix_question_reaches_the_page_before_submission(history):
+    from quizforge.bank.matrix_answers import matrix_text
+    from quizforge.web.question_html import answer_table, key_cells
+
+    sitting = sitting_for(history, paper=[MASK_ADDITIVE.id, MASK_BINARY.id, MCQ.id])
+    exam = Exam(client_for(sitting))
+    exam.get("/")
+    exam.post("begin")
+    exam.save_next([["0", "-inf", "-inf"], ["0", "0", "0"]])
+    exam.mark_next([["9", "9", "9"]] * 3)
+    exam.post("goto", {"number": 1})
+    exam.get("/api/paper")
+    exam.get("/api/summary")
+    exam.get("/report")
+    before = "\n".join(exam.bodies)
+    for q in (MASK_ADDITIVE, MASK_BINARY):
+        cells = key_cells(q)
+        for form in (matrix_text(q.answer, q.decimals), "; ".join(" ".join(row) for row in cells),
+                     json.dumps(cells), answer_table(cells), solution_html(q)):
+            assert form not in before, form
+        assert q.answer_md not in before
+    for field in ('"key"', '"solution"', '"correct"', "feedback", '"misconception'):
+        assert field not in before, field

@@ -46,14 +46,16 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
+@click.option("--sections", type=click.Choice(["marks", "topic"]),
+              help="The mock's section tabs: by marks (1-mark, 2-mark) or by topic; kept on resume  [default: marks]")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
               help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
 @click.option("--browser", is_flag=True, help="Sit the mock in your browser, on GATE's exam screen (needs the web extra).")
 @click.option("--keyboard", is_flag=True, help="With --browser: allow typing NAT answers (GATE allows only its keypad).")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
-def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, interview, resume, browser, keyboard,
-             data_dir):
+def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, sections, interview, resume, browser,
+             keyboard, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     \b
@@ -70,6 +72,9 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
         raise click.UsageError("--questions and --minutes belong to --mock gate")
     if resume and (questions or minutes):
         raise click.UsageError("--resume continues a mock as it was set; drop --questions/--minutes")
+    if sections and (resume or not mock):
+        raise click.UsageError("--sections belongs to a new --mock gate (a resumed mock keeps its own)")
+    sections = sections or "marks"
     if browser and not (mock or resume):
         raise click.UsageError("--browser belongs to --mock gate or --resume")
     if keyboard and not browser:
@@ -89,14 +94,15 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, in
         stop_cleanly_on_sigterm()   # kill, or a closed session: the server stops and the mock is paused, as on Ctrl-C
         try:
             code = browser_practice(data_dir=data_dir, questions=questions, minutes=minutes, resume=_resume(resume),
-                                    keyboard=keyboard)
+                                    keyboard=keyboard, sections=sections)
         except HistoryError as exc:
             raise InputError(history_error(exc)) from None
         click.get_current_context().exit(code)
     mode = "mock" if (mock or resume) else "interview" if interview else "drill"
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
-                            new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume))
+                            new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume),
+                            sections=sections)
     except NoTemplates as exc:
         raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
                          f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None

@@ -24,6 +24,7 @@ from typing import Callable, Union
 
 from quizforge.answers import AnswerError
 from quizforge.errors import InputError
+from quizforge.practice.mock_sections import DEFAULT_SECTIONS, SECTION_KINDS
 from quizforge.practice.prefetch import Prefetcher
 from quizforge.practice.store import Attempt, History, MockState
 from quizforge.practice.timefmt import clock_text
@@ -565,13 +566,17 @@ def paused_mock(history: History, wanted: int | str | None = None) -> MockState:
 
 
 def new_mock(history: History, questions: int | None, minutes: float | None,
-             clock: Callable[[], float] = time.time) -> MockState:
-    """Compose a paper and record it, unstarted: the clock starts when a front end starts the engine."""
+             clock: Callable[[], float] = time.time, sections: str = DEFAULT_SECTIONS) -> MockState:
+    """Compose a paper and record it, unstarted: the clock starts when a front end starts the engine.
+    `sections` ("marks" or "topic") is kept in the session's settings, so a resume shows the same."""
+    if sections not in SECTION_KINDS:
+        raise InputError(f"sections: {sections!r} is not one of {', '.join(SECTION_KINDS)}")
     n = questions or DEFAULT_QUESTIONS
     minutes = minutes or default_minutes(n)
     paper = compose_paper(n)
-    session_id = history.start_session("mock", {"exam": "gate", "questions": n, "minutes": minutes}, clock())
-    state = MockState(session_id, "gate", paper, minutes)
+    session_id = history.start_session("mock", {"exam": "gate", "questions": n, "minutes": minutes,
+                                                "sections": sections}, clock())
+    state = MockState(session_id, "gate", paper, minutes, sections=sections)
     history.create_mock(state)
     return state
 

@@ -8,7 +8,7 @@ this module only translates between the learner's keyboard and the engine.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -21,6 +21,7 @@ from quizforge.practice.mock import (
     _GOTO, Answer, Cleared, Clear, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark, MarkChanged, MockEngine,
     Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
     mistyped_command, mock_summary, new_mock, paused_list, paused_mock)
+from quizforge.practice.mock_sections import Section, numbers_text, paper_sections, section_of
 from quizforge.practice.store import History, MockState
 from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
@@ -37,8 +38,8 @@ _KEYS = {"": Next, "n": Next, "next": Next, "s": Next, "p": Prev, "prev": Prev, 
          "l": Palette, "palette": Palette, "q": Pause, "quit": Pause, "pause": Pause}
 
 
-def palette_view(palette: PaletteShown) -> Table:
-    """GATE's question palette, ten to a row, with its legend and counts."""
+def palette_view(palette: PaletteShown, sections: Sequence[Section] = ()) -> Table:
+    """GATE's question palette, ten to a row, with its legend and counts, then a line per section."""
     table = Table.grid(padding=(0, 2))
     cells = []
     for cell in palette.cells:
@@ -54,6 +55,13 @@ def palette_view(palette: PaletteShown) -> Table:
     outer.add_row(legend)
     outer.add_row(Text(f"{palette.answered}/{palette.total} answered · {palette.marked} marked · "
                        f"{clock_text(palette.seconds_left)} left"))
+    states = {cell.number - 1: cell.state for cell in palette.cells}
+    for section in sections:
+        looks = [states[i] for i in section.questions]
+        answered = sum(s in ("answered", "answered and marked") for s in looks)
+        marked = sum(s in ("marked for review", "answered and marked") for s in looks)
+        outer.add_row(Text(f"{section.name} (Q {numbers_text(section.questions)}): {answered}/{len(looks)} answered"
+                           f" · {marked} marked · {looks.count('not visited')} not visited", style="cyan"))
     return outer
 
 
@@ -69,6 +77,14 @@ class MockExam:
         self._status_line: Callable[[], str] = self._status
         self._asked = False   # the last line was a submit that the engine asked to confirm
         self._prefetching = False
+        self._sections: list[Section] | None = None
+
+    @property
+    def sections(self) -> list[Section]:
+        """The paper's sections, as the mock was set (by marks or by topic)."""
+        if self._sections is None:
+            self._sections = paper_sections(self.state.paper, self.state.sections)
+        return self._sections
 
     @property
     def state(self) -> MockState:
@@ -111,7 +127,7 @@ class MockExam:
             elif isinstance(event, Cleared):
                 self.console.print("answer cleared", style="dim")
             elif isinstance(event, PaletteShown):
-                self.console.print(palette_view(event))
+                self.console.print(palette_view(event, self.sections))
             elif isinstance(event, SubmitAsked):
                 self._asked = True
                 self.console.print(f"{event.unanswered} unanswered · {event.marked} marked for review · type submit "
@@ -128,7 +144,8 @@ class MockExam:
 
         q = self.engine.question(event.index)
         self._status_line = lambda: self._status()   # a new status per question: a pipe prints it once
-        title = f"Q{event.index + 1}/{event.total}" + (" · marked for review" if event.marked else "")
+        title = (f"Q{event.index + 1}/{event.total}" + (" · marked for review" if event.marked else "")
+                 + f" · {self.sections[section_of(self.sections, event.index)].name}")
         self.console.print()
         self.console.print(render.question_panel(q, title))
         if event.answer is not None:
@@ -228,8 +245,9 @@ def _choose(history: History, reader, console: Console) -> MockState | None | bo
 
 
 def run_mock(history: History, reader, console: Console, *, questions: int | None, minutes: float | None,
-             resume: bool | int | str | None, clock: Callable[[], float] = time.time) -> str:
-    """Sit a mock in the terminal: a new one, the last paused one (resume=True) or mock number `resume`."""
+             resume: bool | int | str | None, clock: Callable[[], float] = time.time, sections: str = "marks") -> str:
+    """Sit a mock in the terminal: a new one, the last paused one (resume=True) or mock number `resume`.
+    `sections` ("marks" or "topic") groups a new paper's palette; a resumed one keeps its own."""
     if resume:
         state = paused_mock(history, None if resume is True else resume)
         fresh = False
@@ -238,7 +256,7 @@ def run_mock(history: History, reader, console: Console, *, questions: int | Non
         if chosen is None:
             return "cancelled"
         fresh = chosen is True
-        state = new_mock(history, questions, minutes, clock) if fresh else chosen
+        state = new_mock(history, questions, minutes, clock, sections) if fresh else chosen
 
     def header(engine: MockEngine) -> Text:
         s = engine.state

@@ -165,6 +165,7 @@ class MockState:
     spent: dict[int, float] = field(default_factory=dict)
     result: dict | None = None
     number: int = 0      # the learner's mock number (1, 2, ...): its place among all mocks, oldest first
+    sections: str = "marks"   # how its sections group it: "marks" or "topic" (kept in the session's settings)
 
     @property
     def remaining(self) -> float:
@@ -432,12 +433,14 @@ class History:
             answers={int(k): v for k, v in json.loads(row["answers"]).items()},
             marked=set(json.loads(row["marked"])), visited=set(json.loads(row["visited"])),
             spent={int(k): v for k, v in json.loads(row["spent"]).items()},
-            result=json.loads(row["result"]) if row["result"] else None, number=row["number"])
+            result=json.loads(row["result"]) if row["result"] else None, number=row["number"],
+            sections=_mock_sections(row["settings"]))
 
     # A mock's number is its place among all mocks by session id: ids only grow and mocks are
     # never deleted, so the number a learner saw once stays the same.
     _MOCK_COLUMNS = ("m.*, (SELECT count(*) FROM mocks x WHERE x.session_id <= m.session_id) AS number,"
-                     " s.started_at AS started_at, s.ended_at AS ended_at, s.status AS status")
+                     " s.started_at AS started_at, s.ended_at AS ended_at, s.status AS status,"
+                     " s.settings AS settings")
     _PAUSED = "s.status IN ('open', 'quit') AND m.result IS NULL"
 
     def open_mock(self) -> MockState | None:
@@ -458,6 +461,15 @@ class History:
             f"SELECT {self._MOCK_COLUMNS} FROM mocks m JOIN sessions s ON s.id = m.session_id"
             " ORDER BY s.started_at, s.id").fetchall()
         return [(r, self._mock_from_row(r)) for r in rows]
+
+
+def _mock_sections(settings: str | None) -> str:
+    """The sections a mock was set with; a mock saved before sections could be chosen: by marks."""
+    try:
+        chosen = json.loads(settings or "{}").get("sections")
+    except (ValueError, AttributeError):
+        chosen = None
+    return chosen if chosen in ("marks", "topic") else "marks"
 
 
 class EmptyHistory:

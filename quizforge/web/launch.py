@@ -60,7 +60,8 @@ class _Activity:
 
 
 def open_sitting(history: History, console, *, questions: int | None, minutes: float | None,
-                 resume: bool | int | str | None, clock: Callable[[], float] = time.time) -> WebSitting:
+                 resume: bool | int | str | None, clock: Callable[[], float] = time.time,
+                 sections: str = "marks") -> WebSitting:
     """The sitting to serve: mock `resume` (True: the last paused one), or a new paper.
     A new paper leaves paused mocks alone, and says how to go back to the last of them."""
     if resume:
@@ -69,20 +70,22 @@ def open_sitting(history: History, console, *, questions: int | None, minutes: f
         for paused in history.paused_mocks()[-1:]:
             console.print(f"mock {mock_summary(paused)} stays paused: quiz practice --resume {paused.number} "
                           "--browser continues it", style="dim")
-        state = new_mock(history, questions, minutes, clock)
+        state = new_mock(history, questions, minutes, clock, sections)
     return WebSitting(MockEngine(history, state, clock), name=_candidate_name(), resumed=bool(resume))
 
 
 def run_browser_mock(history: History, console, *, questions: int | None, minutes: float | None,
                      resume: bool | int | str | None, keyboard: bool = False,
-                     clock: Callable[[], float] = time.time, open_browser: Callable[[str], object] = webbrowser.open) -> str:
+                     clock: Callable[[], float] = time.time, open_browser: Callable[[str], object] = webbrowser.open,
+                     sections: str = "marks") -> str:
     """Serve one sitting; returns 'submitted' or 'timed_out'. Ctrl-C (or SIGTERM) leaves the mock
     paused, says how to resume it and raises KeyboardInterrupt."""
     import uvicorn
 
     from quizforge.web.server import create_app, new_token
 
-    sitting = open_sitting(history, console, questions=questions, minutes=minutes, resume=resume, clock=clock)
+    sitting = open_sitting(history, console, questions=questions, minutes=minutes, resume=resume, clock=clock,
+                           sections=sections)
     engine, state = sitting.engine, sitting.state
     activity = _Activity()
     sock = _listening_socket()
@@ -128,7 +131,8 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
 
 
 def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=False, keyboard=False,
-                     console=None, open_browser: Callable[[str], object] = webbrowser.open) -> int:
+                     console=None, open_browser: Callable[[str], object] = webbrowser.open,
+                     sections: str = "marks") -> int:
     """What `quiz practice --browser` runs: the exit status, 0 once the paper is in."""
     from quizforge.practice.paths import history_path
     from quizforge.render import console as make_console
@@ -137,7 +141,7 @@ def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=Fals
     history = History(history_path(data_dir))
     try:
         run_browser_mock(history, console, questions=questions, minutes=minutes, resume=resume,
-                         keyboard=keyboard, open_browser=open_browser)
+                         keyboard=keyboard, open_browser=open_browser, sections=sections)
     finally:
         history.close()
     return 0

@@ -6,7 +6,8 @@ from __future__ import annotations
 from quizforge.bank.question import LETTERS
 from quizforge.practice.mock_report import comparison
 from quizforge.practice.timefmt import clock_text
-from quizforge.web.question_html import marks_text, negative_text, question_view, solution_html
+from quizforge.web.question_html import (
+    answer_cells, answer_table, key_cells, marks_text, negative_text, question_view, solution_html)
 
 
 def _chosen_letters(question, answer: str | None) -> set[str]:
@@ -19,6 +20,18 @@ def _chosen_letters(question, answer: str | None) -> set[str]:
     except AnswerError:
         return set()
     return {LETTERS[i] for i in chosen}
+
+
+def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
+    """(row, column) of each entry of a matrix answer outside its accepted range."""
+    from quizforge.answers import AnswerError
+    from quizforge.bank import matrix_answers
+
+    try:
+        given = matrix_answers.read(question, answer or "")
+    except AnswerError:
+        return frozenset()
+    return frozenset(matrix_answers.wrong_entries(question.answer, given, question.decimals))
 
 
 def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
@@ -38,6 +51,8 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     for n, (item, question) in enumerate(zip(result["items"], questions), 1):
         view = question_view(question)
         chosen = _chosen_letters(question, item["answer"])
+        shape = view["matrix"]
+        given = shape and answer_cells(item["answer"], shape["rows"], shape["cols"])
         items.append({
             "number": n, "id": item["id"], "title": view["title"], "kind": item["kind"],
             "marks_text": marks_text(item["marks"]), "negative": negative_text(question),
@@ -49,6 +64,10 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
             "topic": TOPICS.get(item["topic"], item["topic"]),
             "template": parse_question_id(item["id"])[0].title,
             "solution": solution_html(question),
+            # Matrices as tables: the candidate's (when it could be read) beside the key.
+            "answer_table": answer_table(given, "answer-matrix your-matrix", _wrong_entries(question, item["answer"]))
+            if given else None,
+            "key_table": answer_table(key_cells(question), "answer-matrix key-matrix") if shape else None,
         })
     answered = result["answered"]
     return {

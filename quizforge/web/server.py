@@ -173,7 +173,7 @@ def _hms(seconds: float) -> str:
 
 
 def _marks_total(sitting: WebSitting) -> int:
-    from quizforge.web.sitting import question_marks
+    from quizforge.practice.mock_sections import question_marks
 
     return sum(question_marks(qid) for qid in sitting.state.paper)
 

@@ -8,45 +8,56 @@ The engine knows answers, marks and moves; this module gives them GATE's button 
   marked for review is evaluated);
 - Clear Response: the saved answer goes; the question stays on screen;
 - a palette or section-tab jump does not save the response on screen.
+A matrix answer comes from the page as its grid of cells and is saved as the text the grader
+reads ('a b; c d'); the view gives the saved text back as cells.
 Every view the page gets is built here, and none holds a key, a reason or a solution.
 """
 
 from __future__ import annotations
 
+import re
 import threading
-from dataclasses import dataclass
 
 from quizforge.practice.mock import (
     PALETTE_STATES, Answer, Clear, Confirm, Ended, Goto, Mark, MockEngine, Submit, SubmitAsked, Unreadable,
     palette_state)
-from quizforge.web.question_html import question_view
+from quizforge.practice.mock_sections import paper_sections, section_of
+from quizforge.web.question_html import answer_cells, answer_table, keypad_entry, matrix_entry_shape, question_view
 
 MAX_ANSWER_CHARS = 200
+MAX_CELL_CHARS = 20          # the keypad's limit on one entry
+_SEPARATOR = re.compile(r"[\s,;\[\]]")   # inside one cell these would change the matrix's shape
 
 
 class BadRequest(ValueError):
     """A request the page would never send: named in one line, nothing changes."""
 
 
-@dataclass(frozen=True)
-class Section:
-    name: str
-    questions: tuple[int, ...]   # 0-based indices, in paper order
+class UnfilledMatrix(ValueError):
+    """A grid of cells that cannot be saved as it stands (an empty or mistyped cell): the
+    candidate is told which, and the cells stay on screen to be corrected."""
 
 
-def question_marks(question_id: str) -> int:
-    """A question's marks, from its template (nothing is generated)."""
-    from quizforge.bank.registry import parse_question_id
-
-    return parse_question_id(question_id)[0].marks
-
-
-def sections_by_marks(paper: list[str]) -> list[Section]:
-    """GATE's sections by marks: one-mark questions, then two-mark ones (as the paper orders them)."""
-    by_marks: dict[int, list[int]] = {}
-    for i, qid in enumerate(paper):
-        by_marks.setdefault(question_marks(qid), []).append(i)
-    return [Section(f"{marks}-mark questions", tuple(found)) for marks, found in sorted(by_marks.items())]
+def matrix_answer_text(cells, rows: int, cols: int) -> str | None:
+    """The page's grid of cells as the text the grader reads ('1 0; 1 1'); None when every
+    cell is empty (nothing on screen). BadRequest for a grid the page would never send,
+    UnfilledMatrix for one the candidate left incomplete."""
+    if (not isinstance(cells, list) or len(cells) != rows
+            or any(not isinstance(row, list) or len(row) != cols for row in cells)):
+        raise BadRequest(f"answer: expected {rows} rows of {cols} cells")
+    if any(not isinstance(cell, str) or len(cell) > MAX_CELL_CHARS for row in cells for cell in row):
+        raise BadRequest(f"answer: each cell is text of at most {MAX_CELL_CHARS} characters")
+    entries = [[keypad_entry(cell) for cell in row] for row in cells]
+    if not any(e for row in entries for e in row):
+        return None
+    for r, row in enumerate(entries, 1):
+        for c, entry in enumerate(row, 1):
+            if not entry:
+                raise UnfilledMatrix(f"the entry in row {r}, column {c} is empty: fill every cell "
+                                     "(or Clear Response)")
+            if _SEPARATOR.search(entry):   # the grader judges the rest, as for a typed matrix
+                raise UnfilledMatrix(f"the entry in row {r}, column {c} is not a number: {entry}")
+    return "; ".join(" ".join(row) for row in entries)
 
 
 class WebSitting:
@@ -56,7 +67,7 @@ class WebSitting:
         self.engine = engine
         self.name = name
         self.resumed = resumed
-        self.sections = sections_by_marks(engine.state.paper)
+        self.sections = paper_sections(engine.state.paper, engine.state.sections)
         self.order = [i for section in self.sections for i in section.questions]
         self.started = False
         self.result: dict | None = None
@@ -118,6 +129,9 @@ class WebSitting:
     def _checked_answer(self, answer) -> str | None:
         if answer is None:
             return None
+        shape = matrix_entry_shape(self.engine.question(self.state.current))
+        if shape is not None and isinstance(answer, list):
+            return matrix_answer_text(answer, shape["rows"], shape["cols"])
         if not isinstance(answer, str):
             raise BadRequest("answer: expected text or null")
         if len(answer) > MAX_ANSWER_CHARS:
@@ -150,8 +164,11 @@ class WebSitting:
 
     def _save_and_move(self, answer, marked: bool) -> dict:
         self._running()
-        answer = self._checked_answer(answer)
         with self.engine.lock:
+            try:
+                answer = self._checked_answer(answer)
+            except UnfilledMatrix as exc:
+                return self.view(error=str(exc))
             if self.expire_if_due():
                 return self.view()
             error = self._respond(answer)
@@ -230,9 +247,12 @@ class WebSitting:
                 return out
             i = s.current
             out["current"] = i + 1
-            out["section"] = next(n for n, sec in enumerate(self.sections) if i in sec.questions)
+            out["section"] = section_of(self.sections, i)
             out["question"] = question_view(self.engine.question(i))
             out["answer"] = s.answers.get(i)
+            shape = out["question"]["matrix"]
+            if shape is not None:   # the saved matrix, back into its cells
+                out["answer_cells"] = answer_cells(out["answer"], shape["rows"], shape["cols"])
             out["marked"] = i in s.marked
             out["palette"] = [{"number": n + 1, "state": palette_state(s, n)} for n in range(len(s.paper))]
             out["sections"] = [{"name": sec.name, "questions": [n + 1 for n in sec.questions],
@@ -244,5 +264,14 @@ class WebSitting:
     def paper(self) -> list[dict]:
         """Every question in one scrolling view ("Question Paper"), without keys."""
         self._running()
-        return [{"number": i + 1, "section": sec.name, **question_view(self.engine.question(i))}
-                for sec in self.sections for i in sec.questions]
+        out = []
+        for sec in self.sections:
+            for i in sec.questions:
+                view = question_view(self.engine.question(i))
+                shape = view["matrix"]
+                cells = shape and answer_cells(self.state.answers.get(i), shape["rows"], shape["cols"])
+                # A matrix answer as a table (empty cells while unanswered): the grid the candidate fills.
+                view["answer_table"] = (answer_table(cells or [[""] * shape["cols"]] * shape["rows"])
+                                        if shape else None)
+                out.append({"number": i + 1, "section": sec.name, **view})
+        return out

@@ -12,6 +12,7 @@
   let view = null;
   let deadline = null;             // performance.now() at which the server's clock reaches zero
   let nat = {text: "", caret: 0};  // the NAT field, as the keypad keeps it
+  let grid = null;                 // a matrix answer: {cols, cells: [{text, caret}] row by row, focused}
   let busy = false;
 
   async function call(path, data) {
@@ -82,12 +83,14 @@
       (q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : "") + `<p class="instruction">${q.instruction}</p>`;
     typeset($("question-body"));
     const response = $("response");
-    if (q.kind === "NAT") {
+    grid = null;
+    if (q.matrix) {
+      drawMatrix(q.matrix, view.answer_cells);
+    } else if (q.kind === "NAT") {
       nat = {text: view.answer || "", caret: (view.answer || "").length};
       response.innerHTML = `<label class="nat-label" for="nat-answer">Your answer</label>
         <input id="nat-answer" class="nat-field" autocomplete="off" inputmode="none" ${keyboardAllowed ? "" : "readonly"}>
-        <div class="keypad">${window.GateKeypad.KEYS.map((k) =>
-          `<button type="button" data-keypad="${k}" class="${keyClass(k)}">${keyLabel(k)}</button>`).join("")}</div>`;
+        ${keypadHtml(window.GateKeypad.KEYS)}`;
       drawNat(false);
       response.querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
         if (keyboardAllowed) nat = {text: $("nat-answer").value, caret: $("nat-answer").selectionStart ?? nat.caret};
@@ -114,10 +117,58 @@
     }
   }
 
+  // A matrix answer: a grid of cells of the question's shape, each filled through the keypad.
+  function keypadHtml(keys) {
+    return `<div class="keypad">${keys.map((k) =>
+      `<button type="button" data-keypad="${k}" class="${keyClass(k)}">${keyLabel(k)}</button>`).join("")}</div>`;
+  }
+  function cellShown(text) { return text === window.GateKeypad.MINUS_INFINITY ? "−∞" : text; }
+  function cellRead(value) { return value.trim() === "−∞" ? window.GateKeypad.MINUS_INFINITY : value; }
+
+  function drawMatrix(shape, saved) {
+    const texts = saved ? saved.flat() : Array(shape.rows * shape.cols).fill("");
+    grid = {cols: shape.cols, cells: texts.map((text) => ({text, caret: text.length})), focused: 0};
+    const keys = window.GateKeypad.KEYS.concat(shape.minus_infinity ? [window.GateKeypad.MINUS_INFINITY] : []);
+    let rows = "";
+    for (let r = 0; r < shape.rows; r++) {
+      rows += "<tr>" + Array.from({length: shape.cols}, (_, c) =>
+        `<td><input class="matrix-cell" data-cell="${r * shape.cols + c}" autocomplete="off" inputmode="none" ` +
+        `aria-label="row ${r + 1}, column ${c + 1}" ${keyboardAllowed ? "" : "readonly"}></td>`).join("") + "</tr>";
+    }
+    // The keypad beside the grid (below it on a phone), so that both fit a laptop's screen.
+    $("response").innerHTML = `<div class="matrix-response"><div><span class="nat-label">Your answer ` +
+      `(${shape.rows}×${shape.cols})</span><table class="matrix-entry">${rows}</table></div>${keypadHtml(keys)}</div>`;
+    const inputs = [...$("response").querySelectorAll("[data-cell]")];
+    inputs.forEach((input, i) => {
+      input.value = cellShown(grid.cells[i].text);
+      input.addEventListener("focus", () => { grid.focused = i; markFocused(inputs); });
+      if (keyboardAllowed) {
+        input.addEventListener("input", () => {
+          grid.cells[i] = {text: cellRead(input.value), caret: input.selectionStart ?? input.value.length};
+        });
+      } else {
+        input.addEventListener("keydown", (e) => { if (!e.ctrlKey && !e.metaKey && e.key !== "Tab") e.preventDefault(); });
+        input.addEventListener("paste", (e) => e.preventDefault());
+        input.addEventListener("drop", (e) => e.preventDefault());
+      }
+    });
+    markFocused(inputs);
+    $("response").querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
+      const input = inputs[grid.focused];
+      if (keyboardAllowed) grid.cells[grid.focused] = {text: cellRead(input.value), caret: input.selectionStart ?? 0};
+      const next = window.GateKeypad.press(grid.cells[grid.focused], b.dataset.keypad);
+      grid.cells[grid.focused] = next;
+      input.value = cellShown(next.text);
+      input.focus();
+      if (next.text !== window.GateKeypad.MINUS_INFINITY) input.setSelectionRange(next.caret, next.caret);
+    }));
+  }
+  function markFocused(inputs) { inputs.forEach((input, i) => input.classList.toggle("focused", i === grid.focused)); }
+
   function keyClass(k) { return k === "Left" || k === "Right" ? "arrow" : k.length > 1 ? "wide" : ""; }
 
   function keyLabel(k) {
-    return {"Backspace": "Backspace", "Left": "←", "Right": "→", "Clear All": "Clear All", "-": "−"}[k] || k;
+    return {"Backspace": "Backspace", "Left": "←", "Right": "→", "Clear All": "Clear All", "-": "−", "-inf": "−∞"}[k] || k;
   }
 
   function drawNat(focus) {
@@ -150,6 +201,11 @@
   // --- the candidate's response on screen -----------------------------------------------
   function responseOnScreen() {
     const q = view.question;
+    if (grid) {   // the cells row by row; the server names an empty one, or saves them as "a b; c d"
+      const texts = grid.cells.map((cell) => cell.text.trim());
+      if (texts.every((t) => t === "")) return null;
+      return Array.from({length: texts.length / grid.cols}, (_, r) => texts.slice(r * grid.cols, (r + 1) * grid.cols));
+    }
     if (q.kind === "NAT") {
       const text = keyboardAllowed ? $("nat-answer").value : nat.text;
       return text.trim() || null;
@@ -216,6 +272,7 @@
     dialog("Question Paper", paper.questions.map((q) =>
       `<article class="paper-question"><h3>Question ${q.number} <small>${q.kind} · ${q.marks_text}</small></h3>` +
       `${q.prompt}${q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : ""}` +
+      (q.answer_table ? `<div class="paper-matrix"><span>Your answer</span>${q.answer_table}</div>` : "") +
       (q.options.length ? `<ol class="paper-options" type="A">${q.options.map((o) => `<li>${o}</li>`).join("")}</ol>` : "") +
       `</article>`).join(""), [["Close", "paper-close", closeDialog]]);
   });
