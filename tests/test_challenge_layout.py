@@ -196,8 +196,13 @@ def test_a_plain_wheel_ships_the_challenges_but_not_the_answers(tmp_path):
     """`pip install .` (not editable), with no quizforge/exercises link: the wheel holds what `quiz
     challenges start` copies and what `quiz grade` runs, the worker's modules, and pytest as a
     runtime dependency; never the planted bugs or the reference solutions."""
+    # From a copy: setuptools packs whatever a checkout's build/ already holds, stale files included.
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
+        "*.tar.gz"))
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=300)
+                           "-w", str(tmp_path), str(source)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     wheel = next(tmp_path.glob("quizforge-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
