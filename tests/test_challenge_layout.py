@@ -215,7 +215,7 @@ def test_a_plain_wheel_ships_the_challenges_but_not_the_answers(tmp_path):
     for module in ("launcher.py", "sandboxed/__init__.py", "sandboxed/worker.py", "sandboxed/protocol.py",
                    "sandboxed/guards.py"):
         assert f"quizforge/grading/{module}" in names, module
-    assert "quizforge/challenges/pytest.ini" in names and "quizforge/challenges/submission.py" in names
+    assert "quizforge/grading/pytest.ini" in names and "quizforge/challenges/submission.py" in names
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Python: >=3.11" in text

@@ -147,7 +147,7 @@ def _pytest_args(challenge: Challenge) -> list[str]:
     _forget_other_suites(challenge)
     return [str(p) for p in challenge.suite_files] + [
         "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "--noconftest", "--import-mode=importlib",
-        "-c", str(Path(__file__).resolve().parent.parent / "challenges" / "pytest.ini"), "--rootdir", str(challenge.meta),
+        "-c", str(Path(__file__).resolve().parent / "pytest.ini"), "--rootdir", str(challenge.meta),
         "-o", "addopts=", "-W", "ignore::pytest.PytestConfigWarning",
     ]
 
