@@ -22,7 +22,8 @@ PACKAGE = REPO / "quizforge"
 
 # --- every folder is a whole challenge ----------------------------------------------------------
 
-@pytest.mark.parametrize("folder", sorted(p for p in (REPO / "exercises").iterdir() if p.is_dir()),
+@pytest.mark.parametrize("folder", sorted(p for p in (REPO / "exercises").iterdir()
+                                           if p.is_dir() and not p.name.startswith((".", "__"))),
                          ids=lambda p: p.name)
 def test_every_challenge_folder_is_complete(folder):
     assert (folder / "meta" / "challenge.toml").is_file(), "a folder under exercises/ is a challenge"

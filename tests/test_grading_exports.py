@@ -200,6 +200,12 @@ def test_the_github_classroom_template_installs_only_the_wheel_it_holds(tmp_path
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import quizforge; print(quizforge.__file__)"],
                            capture_output=True, text=True, check=True, cwd=repo).stdout
     assert where.startswith(str(site))  # the wheel's copy, not this checkout
+    # The installed copy starts a challenge from its own files, with nothing of meta/.
+    started = subprocess.run([str(venv / "bin" / "python"), "-m", "quizforge", "challenges", "start", "softmax",
+                              str(tmp_path / "started")], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert started.returncode == 0, started.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "started").iterdir()) == ["README.md", "starter.py", "test_public.py"]
+    assert (tmp_path / "started" / "starter.py").read_bytes() == (exercise / "starter.py").read_bytes()
     (repo / "starter.py").write_text((REPO / "solutions" / "softmax.py").read_text())
     command = next(line.split("command: ", 1)[1] for line in workflow.splitlines() if "command: quiz" in line)
     done = subprocess.run(shlex.split(command), cwd=repo, capture_output=True, text=True, timeout=300,
