@@ -1,15 +1,17 @@
 """Measure the ATen ops honest submissions reach, and store each challenge's `allowed_ops`.
 
-    python -m quizforge.challenges.measure_ops             # show what would change
-    python -m quizforge.challenges.measure_ops --write     # rewrite allowed_ops in every challenge.toml
-    python -m quizforge.challenges.measure_ops softmax ...  # only these challenges
+    python -m quizforge.grading.measure_ops             # show what would change
+    python -m quizforge.grading.measure_ops --write     # rewrite allowed_ops in every challenge.toml
+    python -m quizforge.grading.measure_ops softmax ...  # only these challenges
 
-Run from a source checkout (it reads solutions/, exercises/ and tests/challenge_variants/).
+Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
+It lives with the grader, not the challenges, because it runs the judge and the worker's
+request handling: the challenges never import the grader.
 The worker's dispatch guard (quizforge/grading/sandboxed/guards.py) refuses every op not
 on a challenge's list, so the list is the union of
 
 * what is measured: under a recording TorchDispatchMode, the hidden suite run against
-  solutions/<id>.py and every tests/challenge_variants/<id>/*.py (correct styles and
+  solutions/<id>.py and every exercises/<id>/meta/variants/*.py (correct styles and
   honest mistakes), with the worker's own request handling (decoding, calls, gradients,
   encoding) inside the recording, as in the sandbox; and the exercise's public tests
   against the same files, counting only ops reached from the submission's own code;
@@ -39,8 +41,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-ROOT = Path(__file__).resolve().parent
-CHECKOUT = ROOT.parent.parent
+CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
 # What each forbidden API's leaf name withholds: every ATen op that computes the same thing
 # under another name. Packet names, with and without the leading "aten::".
@@ -328,9 +329,11 @@ def measure_public(challenge_id: str, path: Path) -> set[str]:
     """Ops reached from `path`'s own code while the exercise's public tests run on it."""
     import pytest
 
+    from quizforge.challenges import load_challenge
+
     ops: set[str] = set()
     with tempfile.TemporaryDirectory() as folder:
-        shutil.copy(CHECKOUT / "exercises" / challenge_id / "test_public.py", folder)
+        shutil.copy(load_challenge(challenge_id).folder / "test_public.py", folder)
         starter = Path(folder) / "starter.py"
         shutil.copy(path, starter)
         (Path(folder) / "pytest.ini").write_text("[pytest]\n")
@@ -344,8 +347,10 @@ def measure_public(challenge_id: str, path: Path) -> set[str]:
 
 
 def honest_files(challenge_id: str) -> list[Path]:
-    variants = sorted((CHECKOUT / "tests" / "challenge_variants" / challenge_id).glob("*.py"))
-    return [CHECKOUT / "solutions" / f"{challenge_id}.py", *variants]
+    from quizforge.challenges import load_challenge
+
+    challenge = load_challenge(challenge_id)
+    return [CHECKOUT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok"), *challenge.variants("bug")]
 
 
 def allowed_ops(challenge_id: str) -> list[str]:
@@ -368,7 +373,7 @@ def allowed_ops(challenge_id: str) -> list[str]:
 
 _BLOCK = re.compile(r"(?ms)^# The ATen ops.*?^allowed_ops = \[.*?^\]\n")
 COMMENT = ("# The ATen ops (overload packets) the worker lets this challenge's submissions reach; every other\n"
-           "# op is refused. Measured: python -m quizforge.challenges.measure_ops --write (do not edit by hand).\n")
+           "# op is refused. Measured: python -m quizforge.grading.measure_ops --write (do not edit by hand).\n")
 
 
 def with_allowed_ops(text: str, ops: list[str]) -> str:
@@ -390,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     from quizforge.challenges import challenge_ids, load_challenge
     from quizforge.threads import single_thread
 
-    parser = argparse.ArgumentParser(prog="python -m quizforge.challenges.measure_ops", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m quizforge.grading.measure_ops", description=__doc__.split("\n")[0])
     parser.add_argument("challenges", nargs="*", help="challenge ids (default: all)")
     parser.add_argument("--write", action="store_true", help="rewrite allowed_ops in each challenge.toml")
     args = parser.parse_args(argv)
@@ -406,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         change = (f"; + {', '.join(added)}" if added else "") + (f"; - {', '.join(removed)}" if removed else "")
         print(f"{challenge_id}: {len(ops)} ops" + (change if before else ""))
         if args.write:
-            toml = challenge.folder / "challenge.toml"
+            toml = challenge.meta / "challenge.toml"
             toml.write_text(with_allowed_ops(toml.read_text(encoding="utf-8"), ops), encoding="utf-8")
     return 0
 
