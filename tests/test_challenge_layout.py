@@ -217,6 +217,13 @@ def test_a_plain_wheel_ships_the_challenges_but_not_the_answers(tmp_path):
                    "sandboxed/guards.py"):
         assert f"quizforge/grading/{module}" in names, module
     assert "quizforge/grading/pytest.ini" in names and "quizforge/challenges/submission.py" in names
+    for module in ("answers/grammar.py", "answers/matrices.py", "render/terminal.py", "render/question.py"):
+        assert f"quizforge/{module}" in names, module
+    # the browser mock's page and everything it loads, KaTeX's fonts included
+    for asset in ("web/templates/exam.html", "web/static/exam.js", "web/static/keypad.js", "web/static/calculator.js",
+                  "web/static/gate.css", "web/static/katex/katex.min.js", "web/static/katex/LICENSE"):
+        assert f"quizforge/{asset}" in names, asset
+    assert any(n.startswith("quizforge/web/static/katex/fonts/") and n.endswith(".woff2") for n in names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Python: >=3.11" in text
