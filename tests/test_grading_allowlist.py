@@ -169,6 +169,15 @@ def test_what_each_challenge_withholds():
     assert {"aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
             "aten::_native_multi_head_attention"}.isdisjoint(sdpa)
     assert "aten::native_layer_norm" in set(load_challenge("transformer_block").allowed_ops)
+    rms_norm = set(load_challenge("rms_norm").allowed_ops)
+    assert {"aten::native_layer_norm", "aten::_fused_rms_norm", "aten::rms_norm"}.isdisjoint(rms_norm)
+    swiglu = set(load_challenge("swiglu").allowed_ops)
+    assert {"aten::silu", "aten::silu_", "aten::silu_backward"}.isdisjoint(swiglu)
+    assert {"aten::sigmoid", "aten::gelu", "aten::logsumexp"} <= swiglu  # silu has its own family of idioms
+    cross_entropy = set(load_challenge("cross_entropy").allowed_ops)
+    assert {"aten::nll_loss_forward", "aten::nll_loss_backward", "aten::logsumexp", "aten::_log_softmax",
+            "aten::_softmax", "aten::cross_entropy_loss"}.isdisjoint(cross_entropy)
+    assert {"aten::gather", "aten::amax", "aten::log", "aten::silu"} <= cross_entropy  # so has logsumexp
 
 
 def test_the_toml_writer_replaces_its_own_block_and_nothing_else():

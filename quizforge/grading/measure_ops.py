@@ -64,12 +64,18 @@ _ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_mat
               "_scaled_dot_product_fused_attention_overrideable_backward", "_fused_sdp_choice",
               "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_flash_attention_forward",
               "_efficient_attention_forward", "_triton_scaled_dot_attention", "_triton_multi_head_attention")
+_NLL = ("nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss2d", "nll_loss2d_forward",
+        "nll_loss2d_backward", "nll_loss_nd", "cross_entropy_loss")
+_SILU = ("silu", "silu_", "silu_backward")
+_LOGSUMEXP = ("logsumexp", "special_logsumexp")
 # SDPA computes a softmax (softmax(x) is attention with keys = I·√d and values = I), so a
 # challenge that withholds softmax withholds attention too.
 WITHHELD_BY_LEAF: dict[str, tuple[str, ...]] = {
     "softmax": _SOFTMAX + _ATTENTION, "log_softmax": _SOFTMAX + _ATTENTION, "Softmax": _SOFTMAX + _ATTENTION,
     "LogSoftmax": _SOFTMAX + _ATTENTION,
-    "layer_norm": _NORMS, "native_layer_norm": _NORMS, "LayerNorm": _NORMS,
+    "layer_norm": _NORMS, "native_layer_norm": _NORMS, "LayerNorm": _NORMS, "rms_norm": _NORMS, "RMSNorm": _NORMS,
+    "silu": _SILU, "SiLU": _SILU, "logsumexp": _LOGSUMEXP,
+    "cross_entropy": _SOFTMAX + _NLL, "CrossEntropyLoss": _SOFTMAX + _NLL, "nll_loss": _NLL,
     "scaled_dot_product_attention": _ATTENTION, "multi_head_attention_forward": _ATTENTION,
     "MultiheadAttention": _ATTENTION, "TransformerEncoderLayer": _ATTENTION, "TransformerDecoderLayer": _ATTENTION,
 }
@@ -104,14 +110,14 @@ def _idioms_core(torch) -> None:
         torch.lerp(x, y, 0.5), torch.addcmul(x, x, y, value=0.5), torch.addcdiv(x, y, positive),
         torch.atan2(x, positive), torch.hypot(x, y), x.cosh(), x.sinh(), x.atan(), x.asin().nan_to_num(),
         torch.logaddexp(x, y), torch.xlogy(x, positive), F.relu(x), F.gelu(x), F.gelu(x, approximate="tanh"),
-        F.silu(x), F.leaky_relu(x), F.elu(x), F.softplus(x), F.mish(x), F.relu6(x), F.hardtanh(x),
+        F.leaky_relu(x), F.elu(x), F.softplus(x), F.mish(x), F.relu6(x), F.hardtanh(x),
         torch.sigmoid(x) * x, F.logsigmoid(x), F.glu(torch.cat((x, y), -1)),
         # reductions
         x.sum(), x.sum(-1, keepdim=True), x.mean(), x.mean(-1, keepdim=True), x.var(-1, unbiased=False),
         x.var(-1, correction=0), x.var(), x.std(-1), torch.var_mean(x, -1, correction=0)[0],
         torch.std_mean(x, -1)[1], x.amax(-1), x.amin(-1), x.max(), x.min(), x.max(-1).values,
         x.max(-1, keepdim=True)[0], x.min(-1).values, torch.max(x, y), torch.min(x, y), x.prod(-1),
-        x.cumsum(-1), x.cumprod(-1), x.logsumexp(-1), x.norm(dim=-1), torch.linalg.vector_norm(x, dim=-1),
+        x.cumsum(-1), x.cumprod(-1), x.norm(dim=-1), torch.linalg.vector_norm(x, dim=-1),
         torch.linalg.norm(x, dim=-1), F.normalize(x, dim=-1), x.nansum(), x.median(-1).values,
         x.sort(-1).values, x.topk(2, -1).values, x.kthvalue(2, -1).values,
         # matmul
@@ -194,7 +200,7 @@ def _idioms_nn(torch) -> None:
     nn = torch.nn
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Dropout(0.1), nn.Linear(8, 4, bias=False), nn.ReLU(),
-                          nn.SiLU(), nn.Tanh(), nn.Sigmoid(), nn.Identity())
+                          nn.Tanh(), nn.Sigmoid(), nn.Identity())
     embed = nn.Embedding(10, 4)
     layers = nn.ModuleList([nn.Linear(4, 4)])
     weight = nn.Parameter(torch.ones(4))
@@ -219,6 +225,16 @@ def _idioms_nn(torch) -> None:
     model.state_dict()
     model.load_state_dict(model.state_dict())
     sum(p.numel() for p in model.parameters())
+
+
+def _idioms_silu(torch) -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    (torch.nn.functional.silu(x) + torch.nn.SiLU()(x)).sum().backward()
+
+
+def _idioms_logsumexp(torch) -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    (x.logsumexp(-1) + torch.logsumexp(x, 0).sum()).sum().backward()
 
 
 def _idioms_softmax(torch) -> None:
@@ -247,7 +263,8 @@ def _idioms_attention(torch) -> None:
 
 # Idioms by family; a challenge's vocabulary is every family whose ops it does not withhold.
 IDIOMS: dict[str, Callable] = {"core": _idioms_core, "creation": _idioms_creation, "nn": _idioms_nn,
-                               "softmax": _idioms_softmax, "norms": _idioms_norms, "attention": _idioms_attention}
+                               "silu": _idioms_silu, "logsumexp": _idioms_logsumexp, "softmax": _idioms_softmax,
+                               "norms": _idioms_norms, "attention": _idioms_attention}
 
 
 # --- recording ---------------------------------------------------------------------------
