@@ -118,6 +118,20 @@ class Submission:
         context the model was called with]}."""
         raise NotImplementedError
 
+    def call_with_parameters(self, name: str, values: list[Any], grads: list[Any], *args: Any,
+                             **kwargs: Any) -> dict[str, Any]:
+        """name(parameters, *args, **kwargs) on nn.Parameters made in the worker from `values`, each
+        with its .grad from `grads` (None for no gradient). Returns {"value": the result,
+        "grads": [each parameter's .grad after the call, or None]}."""
+        raise NotImplementedError
+
+    def train(self, name: str, model: dict[str, Any], steps: int, *, groups: list[dict[str, Any]] | None = None,
+              closure: bool = False, **kwargs: Any) -> dict[str, Any]:
+        """Train a model built in the worker from its description (sandboxed/models.py) for `steps`
+        steps with the submission's optimizer class `name` (see sandboxed/models.train). Returns
+        {"params": {name: tensor after training}, "returns": [what each step() returned]}."""
+        raise NotImplementedError
+
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         """Call function `name` with every floating tensor in `args` requiring grad, backpropagate
         grad_output from its (first) output, and return the gradient (or None) of each tensor arg."""
@@ -208,6 +222,16 @@ class RequestSubmission(Submission):
 
     def call_with_model(self, name: str, model: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
         return self._request("call_with_model", name=name, model=dict(model), args=list(args), kwargs=kwargs)
+
+    def call_with_parameters(self, name: str, values: list[Any], grads: list[Any], *args: Any,
+                             **kwargs: Any) -> dict[str, Any]:
+        return self._request("call_with_parameters", name=name, values=list(values), grads=list(grads),
+                             args=list(args), kwargs=kwargs)
+
+    def train(self, name: str, model: dict[str, Any], steps: int, *, groups: list[dict[str, Any]] | None = None,
+              closure: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return self._request("train", name=name, model=dict(model), steps=int(steps), groups=groups,
+                             kwargs=kwargs, closure=bool(closure))
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))

@@ -130,6 +130,29 @@ class Server:
         value = self._name(name)(built, *args, **kwargs)
         return {"value": value, "calls": [list(shape) for shape in built.calls]}
 
+    def op_call_with_parameters(self, name: str, values: list, grads: list, args: list, kwargs: dict) -> dict:
+        """name(parameters, *args, **kwargs) on nn.Parameters built from `values`, each with its
+        `.grad` from `grads` (None: no gradient); returns the result and the gradients after the call."""
+        import torch
+
+        params = [torch.nn.Parameter(v.detach().clone()) for v in values]
+        for param, grad in zip(params, grads):
+            param.grad = None if grad is None else grad.detach().clone()
+        value = self._name(name)(params, *args, **kwargs)
+        return {"value": value, "grads": [None if p.grad is None else p.grad.detach().clone() for p in params]}
+
+    def op_train(self, name: str, model: dict, steps: int, groups: list | None, kwargs: dict,
+                 closure: bool) -> dict:
+        """Train a model the worker builds from its description (sandboxed/models.py) for `steps`
+        steps with the optimizer class `name`: built as name(parameters or `groups`, **kwargs),
+        each step through the optimizer's own step(), by a closure if `closure`. `groups`: a list
+        of {"names": [parameter names], option: value}. Returns the parameters after training
+        and what each step() returned."""
+        from . import models
+
+        built = models.build(model)
+        return models.train(built, self._name(name), int(steps), groups, kwargs, closure)
+
     def op_new(self, name: str, args: list, kwargs: dict) -> int:
         import torch
 
