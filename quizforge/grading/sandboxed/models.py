@@ -34,15 +34,15 @@ class TableLM(nn.Module):
 
 
 class RegressionMLP(nn.Module):
-    """Linear, tanh, Linear, fitted by mean squared error to fixed batches (step t uses batch
+    """Linear, tanh, Linear (biases if the state has them), fitted by mean squared error to fixed batches (step t uses batch
     t mod n), for challenges that train with the submission's optimizer (`adamw`). `frozen`, a
     parameter the loss never uses, keeps a grad of None, as an optimizer must tolerate."""
 
     def __init__(self, state: dict, x: torch.Tensor, y: torch.Tensor):
         super().__init__()
         hidden, d_in = state["fc1.weight"].shape
-        self.fc1 = nn.Linear(d_in, hidden)
-        self.fc2 = nn.Linear(hidden, state["fc2.weight"].shape[0])
+        self.fc1 = nn.Linear(d_in, hidden, bias="fc1.bias" in state)
+        self.fc2 = nn.Linear(hidden, state["fc2.weight"].shape[0], bias="fc2.bias" in state)
         if "frozen" in state:
             self.frozen = nn.Parameter(torch.empty_like(state["frozen"]))
         self.load_state_dict(state, strict=True)
