@@ -12,7 +12,7 @@ implementations send the same requests to the worker's `Server`
   against known solutions. It is never used on untrusted code.
 
 Values that may cross, in either direction: None, bool, int, float, str,
-list/tuple (tuples come back as tuples), dict with str keys, torch.Tensor
+list/tuple (tuples come back as tuples), dict with str keys or with int keys, bytes, torch.Tensor
 (dense, strided; any of the standard dtypes), torch.dtype and torch.device.
 Every tensor a suite receives is a plain `torch.Tensor` the judge built
 itself, never an object of the submission's making.
