@@ -144,6 +144,10 @@ class Submission:
     def close(self) -> None:
         """Release whatever backs the submission."""
 
+    def limit_calls(self, seconds: float) -> None:
+        """Each later request may take at most `seconds` (the challenge's call_timeout); run_suite
+        sets it. The sandboxed submission has its limits from the start, so by default a no-op."""
+
 
 # --- requests and replies, whatever carries them -------------------------------------
 

@@ -254,7 +254,9 @@ class Server:
                     "exc_type": None, "lineno": None}
         return {"kind": "error", "message": text(exc), "exc_type": type(exc).__name__[:100], "lineno": lineno}
 
-    def handle(self, request: dict) -> bytes:
+    def handle(self, request: dict, reraise: tuple[type[BaseException], ...] = ()) -> bytes:
+        """One request's reply frame. `reraise`: exceptions that pass through rather than become a
+        reply (the loopback submission's call timer)."""
         rid = request.get("id")
         op = request.get("op")
         guards.HITS.clear()
@@ -270,6 +272,8 @@ class Server:
             if guards.HITS:
                 raise guards.ForbiddenCall()  # the submission swallowed a guard's exception
             return protocol.encode({"id": rid, "ok": True, "value": value})
+        except reraise:
+            raise
         except BaseException as exc:  # noqa: BLE001 - every failure of the submission becomes a reply
             reply = {"id": rid, "ok": False, **self.error(exc, during)}
             return protocol.encode(reply)
