@@ -29,7 +29,8 @@ from quizforge.grading.loopback import LoopbackSubmission
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate")
+              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate",
+              "adamw", "gradient_clipping", "bpe_tokenizer", "transformer_lm")
 # The grading seed of every grading here (a real grading draws a fresh one).
 PINNED_SEED = 20_240_611
 OTHER_SEEDS = (0, 2**32 - 1)  # the extremes of the range, for the bugs
@@ -120,6 +121,37 @@ BUG_DIAGNOSES = {
         "bug_greedy_argmax": "chosen greedily",
         "bug_first_position": "the logits of the first position are used",
         "bug_ignores_generator": "pass generator=generator to torch.multinomial",
+    },
+    "adamw": {
+        "bug_coupled_weight_decay": "the weight decay is added to the gradient",
+        "bug_no_bias_correction": "there is no bias correction",
+        "bug_decay_without_lr": "the weight decay is not multiplied by lr",
+        "bug_eps_inside_sqrt": "eps is added inside the square root",
+        "bug_ignores_param_groups": "every param group is updated with the constructor's hyperparameters",
+        "bug_decays_parameters_without_grad": "a parameter without a gradient was decayed",
+    },
+    "gradient_clipping": {
+        "bug_per_parameter_norm": "each parameter is clipped by its own norm",
+        "bug_returns_clipped_norm": "returned the norm after clipping",
+        "bug_always_scales": "scaled although the norm is below max_norm",
+        "bug_ignores_eps": "ignores the eps it was given",
+        "bug_none_grads": "skip the parameters whose .grad is None",
+        "bug_returns_tensor": "return a Python float",
+    },
+    "bpe_tokenizer": {
+        "bug_naive_recount": "recounting every pair at every merge is too slow",
+        "bug_smaller_pair_wins_ties": "ties are broken by the smaller pair",
+        "bug_merges_across_pretokens": "merges cross pre-token boundaries",
+        "bug_specials_trained_as_text": "the special tokens are trained on as text",
+        "bug_specials_shortest_first": "special tokens are matched shortest first",
+        "bug_strict_decode": 'errors="replace"',
+    },
+    "transformer_lm": {
+        "bug_no_causal_mask": "there is no causal mask",
+        "bug_no_position_embeddings": "the position embeddings are not added",
+        "bug_no_final_norm": "ln_f is not applied",
+        "bug_full_context_positions": "positions and the causal mask follow the input's length T",
+        "bug_post_norm_blocks": "the blocks are post-norm",
     },
     "rope": {
         "bug_half_split": "the half-split convention",
@@ -334,4 +366,4 @@ def test_the_readme_lists_exactly_the_challenges():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     paragraph = text.split("## Coding challenges", 1)[1].split("```", 1)[0]
     assert set(re.findall(r"`([a-z_]+)`", paragraph)) == set(challenge_ids()) == set(CHALLENGES)
-    assert paragraph.lstrip().startswith(f"{['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve'][len(CHALLENGES)]} pieces")
+    assert paragraph.lstrip().startswith(f"{['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve', 'Thirteen', 'Fourteen', 'Fifteen', 'Sixteen', 'Seventeen', 'Eighteen', 'Nineteen', 'Twenty'][len(CHALLENGES)]} pieces")

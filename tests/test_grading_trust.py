@@ -31,14 +31,16 @@ SANDBOXED = PACKAGE / "grading" / "sandboxed"
 NAMESPACES = namespaces_available()
 CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
               "layer_norm", "multi_head_attention", "transformer_block", "generate", "grouped_query_attention",
-              "kv_cache", "rope", "fix_broken_attention")
+              "kv_cache", "rope", "fix_broken_attention", "adamw", "gradient_clipping", "bpe_tokenizer", "transformer_lm")
 # One classic bug per challenge (tests/challenge_variants/<id>/), graded through the sandbox.
 ONE_BUG = {"softmax": "bug_no_max_shift", "scaled_dot_product_attention": "bug_no_scaling",
            "causal_mask": "bug_excludes_diagonal", "sinusoidal_positional_encoding": "bug_sin_cos_swapped",
            "layer_norm": "bug_unbiased_variance", "multi_head_attention": "bug_no_output_projection",
            "transformer_block": "bug_post_norm", "generate": "bug_temperature_after_softmax",
            "grouped_query_attention": "bug_modulo_head_mapping", "kv_cache": "bug_mask_ignores_cache_offset",
-           "rope": "bug_half_split", "fix_broken_attention": "bug_only_axis_fixed"}
+           "rope": "bug_half_split", "fix_broken_attention": "bug_only_axis_fixed",
+           "adamw": "bug_coupled_weight_decay", "gradient_clipping": "bug_per_parameter_norm",
+           "bpe_tokenizer": "bug_naive_recount", "transformer_lm": "bug_no_causal_mask"}
 
 
 def quiz(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
