@@ -154,7 +154,9 @@ def test_each_challenge_allows_a_measured_list_without_its_withheld_kernels(chal
     allowed = set(challenge.allowed_ops or ())
     assert {"aten::add", "aten::mul", "aten::exp", "aten::sum", "aten::bmm", "aten::view"} <= allowed
     assert not allowed & withheld(challenge.forbidden)
-    assert all(op.startswith("aten::") and "." not in op for op in allowed), "overload packets, not overloads"
+    # profiler:: ops: torch.optim.Optimizer wraps every step() in a record_function (adamw).
+    assert all(op.startswith(("aten::", "profiler::")) and "." not in op for op in allowed), (
+        "overload packets, not overloads")
 
 
 def test_what_each_challenge_withholds():

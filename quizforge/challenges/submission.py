@@ -16,7 +16,7 @@ grader's implementations send the same requests to the worker's `Server`
   against known solutions. It is never used on untrusted code.
 
 Values that may cross, in either direction: None, bool, int, float, str,
-list/tuple (tuples come back as tuples), dict with str keys, torch.Tensor
+list/tuple (tuples come back as tuples), dict with str keys or with int keys, bytes, torch.Tensor
 (dense, strided; any of the standard dtypes), torch.dtype and torch.device.
 Every tensor a suite receives is a plain `torch.Tensor` the judge built
 itself, never an object of the submission's making.
@@ -120,6 +120,20 @@ class Submission:
         """name(model, *args, **kwargs), the model built in the worker from its description
         (see sandboxed/models.py). Returns {"value": the result, "calls": [shape of each
         context the model was called with]}."""
+        raise NotImplementedError
+
+    def call_with_parameters(self, name: str, values: list[Any], grads: list[Any], *args: Any,
+                             **kwargs: Any) -> dict[str, Any]:
+        """name(parameters, *args, **kwargs) on nn.Parameters made in the worker from `values`, each
+        with its .grad from `grads` (None for no gradient). Returns {"value": the result,
+        "grads": [each parameter's .grad after the call, or None]}."""
+        raise NotImplementedError
+
+    def train(self, name: str, model: dict[str, Any], steps: int, *, groups: list[dict[str, Any]] | None = None,
+              closure: bool = False, **kwargs: Any) -> dict[str, Any]:
+        """Train a model built in the worker from its description (sandboxed/models.py) for `steps`
+        steps with the submission's optimizer class `name` (see sandboxed/models.train). Returns
+        {"params": {name: tensor after training}, "returns": [what each step() returned]}."""
         raise NotImplementedError
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:

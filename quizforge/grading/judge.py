@@ -172,6 +172,8 @@ def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str
     total = time_limit if time_limit is not None else challenge.total_timeout
     plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare, progress)
     seed = seeds.fresh() if seed is None else seed
+    if submission is not None:
+        submission.limit_calls(challenge.call_timeout)
     with seeds.using(seed):
         exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
     if plugin.error is not None:

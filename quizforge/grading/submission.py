@@ -80,6 +80,10 @@ class RequestSubmission(Submission):
     def _request(self, op: str, **fields: Any) -> Any:
         raise NotImplementedError
 
+    def limit_calls(self, seconds: float) -> None:
+        """Each later request may take at most `seconds` (the challenge's call_timeout); run_suite
+        sets it. The sandboxed submission has its limits from the start, so by default a no-op."""
+
     def _object(self, oid: int) -> RemoteObject:
         return RequestObject(self._request, oid)
 
@@ -94,6 +98,16 @@ class RequestSubmission(Submission):
 
     def call_with_model(self, name: str, model: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
         return self._request("call_with_model", name=name, model=dict(model), args=list(args), kwargs=kwargs)
+
+    def call_with_parameters(self, name: str, values: list[Any], grads: list[Any], *args: Any,
+                             **kwargs: Any) -> dict[str, Any]:
+        return self._request("call_with_parameters", name=name, values=list(values), grads=list(grads),
+                             args=list(args), kwargs=kwargs)
+
+    def train(self, name: str, model: dict[str, Any], steps: int, *, groups: list[dict[str, Any]] | None = None,
+              closure: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return self._request("train", name=name, model=dict(model), steps=int(steps), groups=groups,
+                             kwargs=kwargs, closure=bool(closure))
 
     def grad(self, name: str, args: list[Any], grad_output: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
         return self._request("grad", name=name, args=list(args), grad_output=grad_output, kwargs=dict(kwargs or {}))
