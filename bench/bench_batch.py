@@ -3,7 +3,7 @@
     python bench/bench_batch.py [--count 100] [--challenge scaled_dot_product_attention]
 
 The submissions are generated from the challenge's reference solution and its known
-correct styles (tests/challenge_variants/<id>/ok_*.py), its classic bugs (bug_*.py) and
+correct styles (exercises/<id>/meta/variants/ok_*.py), its classic bugs (bug_*.py) and
 hostile ones (a crash in every call, a hang, memory over the limit, a forbidden API, a
 syntax error, a flood of output), in a fixed mix. Each run grades them all from scratch
 (--force) through the same grade_batch() that `quiz grade --batch` calls. The target is
@@ -45,7 +45,7 @@ def torch_import_seconds() -> float:
 
 def make_submissions(folder: Path, challenge_id: str, count: int, name: str) -> dict[str, int]:
     """`count` submissions in `folder`: 60% correct, 30% buggy, 10% hostile. Returns the mix."""
-    variants = ROOT / "tests" / "challenge_variants" / challenge_id
+    variants = ROOT / "exercises" / challenge_id / "meta" / "variants"
     correct = [ROOT / "solutions" / f"{challenge_id}.py", *sorted(variants.glob("ok_*.py"))]
     buggy = sorted(variants.glob("bug_*.py"))
     hostile = [text.format(name=name) for text in HOSTILE.values()]

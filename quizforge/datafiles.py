@@ -23,19 +23,21 @@ class ContentError(InputError):
 
 @dataclass(frozen=True)
 class Entry:
-    """One table of a content file: the top level, or the n-th [[array]] entry."""
+    """One table of a content file: the top level, a [table], or the n-th [[array]] entry."""
 
     path: Path
     text: str
     data: dict[str, Any]
     header: str | None = None   # "prompt" for the entries of [[prompt]]; None for the top level
     index: int = 0
+    single: bool = False        # header names a [table], not an [[array]]
 
     def line(self, key: str | None = None) -> int:
         lines = self.text.splitlines()
         start, end = 0, len(lines)
         if self.header is not None:
-            opener = re.compile(rf"^\s*\[\[\s*{re.escape(self.header)}\s*\]\]")
+            name = re.escape(self.header)
+            opener = re.compile(rf"^\s*\[\s*{name}\s*\](?!\])" if self.single else rf"^\s*\[\[\s*{name}\s*\]\]")
             starts = [i for i, line in enumerate(lines) if opener.match(line)]
             if self.index < len(starts):
                 start = starts[self.index]
@@ -52,7 +54,8 @@ class Entry:
         return start + 1
 
     def fail(self, problem: str, key: str | None = None) -> ContentError:
-        where = f"[[{self.header}]] #{self.index + 1}: " if self.header is not None else ""
+        where = "" if self.header is None else f"[{self.header}]: " if self.single else \
+            f"[[{self.header}]] #{self.index + 1}: "
         return ContentError(f"{self.path}:{self.line(key)}: {where}{problem}")
 
     def text_field(self, key: str, optional: bool = False) -> str:
@@ -76,6 +79,13 @@ class Entry:
         for key in self.data:
             if key not in allowed:
                 raise self.fail(f"unknown field {key!r} (fields: {', '.join(sorted(allowed))})", key)
+
+    def table(self, header: str) -> "Entry":
+        """The [header] table below this one (empty when absent), with lines found within it."""
+        value = self.data.get(header, {})
+        if not isinstance(value, dict):
+            raise self.fail(f"{header!r} must be a [{header}] table", header)
+        return Entry(self.path, self.text, value, header, single=True)
 
     def entries(self, header: str, minimum: int = 1) -> list["Entry"]:
         value = self.data.get(header)

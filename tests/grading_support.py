@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
-from quizforge.challenges import Challenge
+from quizforge.challenges import Challenge, read_challenge
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 # The double suite's tests in order, and the input shape each sends (hostile code keys on it).
@@ -17,15 +17,8 @@ DOUBLE_TESTS = ["test_1_vector", "test_2_matrix", "test_3_grad", "test_4_square"
 
 
 def fixture_challenge(name: str, **overrides) -> Challenge:
-    """A test-only challenge from tests/grading_fixtures/<name>/challenge.toml."""
-    folder = FIXTURES / name
-    meta = tomllib.loads((folder / "challenge.toml").read_text())
-    fields = dict(id=name, title=meta["title"], folder=folder, names=tuple(meta["names"]),
-                  forbidden=tuple(meta.get("forbidden", ())), call_timeout=float(meta["call_timeout"]),
-                  allowed_ops=tuple(meta["allowed_ops"]) if "allowed_ops" in meta else None,
-                  total_timeout=float(meta["total_timeout"]), weights=dict(meta.get("weights", {})))
-    fields.update(overrides)
-    return Challenge(**fields)
+    """A test-only challenge laid out as a real one: tests/grading_fixtures/<name>/meta/."""
+    return dataclasses.replace(read_challenge(FIXTURES / name), **overrides)
 
 
 def write_submission(tmp_path: Path, source: str, name: str = "submission.py") -> Path:

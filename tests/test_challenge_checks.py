@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from quizforge.challenges import checks, mistakes
-from quizforge.grading.submission import SubmissionError
+from quizforge.challenges.submission import SubmissionError
 from quizforge.reference.attention import causal_mask, scaled_dot_product_attention
 from quizforge.reference.mha import MultiHeadAttention
 from quizforge.reference.positional import sinusoidal_table

@@ -1,11 +1,12 @@
 """The coding challenges, graded by the real judge on trusted, in-process submissions.
 
-For every challenge: the reference solution scores full marks and the starter 0;
-every classic bug (tests/challenge_variants/<id>/bug_*.py) loses marks and is
-named in a failure message; every other correct style (ok_*.py) scores full
-marks; and the exercise's public tests pass on the solution and fail on the starter.
-Gradings draw their inputs from a fresh seed each time; here the seed is pinned
-(PINNED_SEED), so that these checks are the same on every run.
+Every challenge is found from its folder (exercises/<id>/), so a new folder is tested here
+with no other edit. For each: the reference solution (solutions/<id>.py) scores full marks
+and the starter 0; every planted bug (meta/variants/bug_*.py) loses marks and its failure
+messages contain the words its challenge.toml's [diagnoses] gives; every other correct
+style (ok_*.py) scores full marks; and the exercise's public tests pass on the solution and
+fail on the starter. Gradings draw their inputs from a fresh seed each time; here the seed
+is pinned (PINNED_SEED), so that these checks are the same on every run.
 """
 
 from __future__ import annotations
@@ -27,115 +28,23 @@ from quizforge.grading.judge import SuiteResult, run_suite
 from quizforge.grading.loopback import LoopbackSubmission
 
 ROOT = Path(__file__).resolve().parent.parent
-VARIANTS = Path(__file__).resolve().parent / "challenge_variants"
-CHALLENGES = ("softmax", "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding",
-              "layer_norm", "multi_head_attention", "rope", "fix_broken_attention", "grouped_query_attention", "kv_cache", "transformer_block", "generate")
+CHALLENGES = challenge_ids()
 # The grading seed of every grading here (a real grading draws a fresh one).
 PINNED_SEED = 20_240_611
 OTHER_SEEDS = (0, 2**32 - 1)  # the extremes of the range, for the bugs
-# Challenges whose starter runs but is wrong on purpose (the task is to find the bugs).
-BROKEN_STARTERS = {"fix_broken_attention": "both planted bugs are still there"}
-
-# For each bug, words its failure messages must contain: the diagnosis, not merely "wrong".
-BUG_DIAGNOSES = {
-    "softmax": {
-        "bug_ignores_dim": "not over the dim=",
-        "bug_no_max_shift": "overflows",
-        "bug_global_max": "maximum of the whole tensor",
-        "bug_sum_without_keepdim": "keepdim=True",
-        "bug_numpy_roundtrip": "autograd",
-    },
-    "scaled_dot_product_attention": {
-        "bug_softmax_over_queries": "softmax runs over the queries",
-        "bug_no_scaling": "scores are not scaled",
-        "bug_scale_by_d_v": "divided by √d_v",
-        "bug_scale_without_sqrt": "divided by d_k instead of √d_k",
-        "bug_inverted_mask": "mask is inverted",
-        "bug_mask_after_softmax": "mask is applied after the softmax",
-        "bug_mask_multiplies_scores": "multiplied by 0",
-        "bug_unstable_softmax": "exp overflows",
-        "bug_k_dot_t": "K.transpose(-2, -1), not K.T",
-        "bug_detached_weights": "autograd",
-    },
-    "causal_mask": {
-        "bug_excludes_diagonal": "the diagonal is left out",
-        "bug_upper_triangle": "it is transposed",
-        "bug_inverted": "it is inverted",
-        "bug_float_mask": "expected torch.bool",
-        "bug_no_device_parameter": "device",
-    },
-    "sinusoidal_positional_encoding": {
-        "bug_sin_cos_swapped": "sin and cos are swapped",
-        "bug_concatenated_halves": "instead of interleaved",
-        "bug_exponent_without_two": "the exponent is i/d_model",
-        "bug_column_index_exponent": "its own exponent k/d_model",
-        "bug_positions_from_one": "positions start at 1",
-        "bug_float64_table": "expected torch.float32",
-    },
-    "layer_norm": {
-        "bug_unbiased_variance": "the variance is the unbiased one",
-        "bug_eps_outside_sqrt": "eps is added outside the square root",
-        "bug_no_eps": "eps is left out",
-        "bug_ignores_eps_argument": "ignores the eps it was constructed with",
-        "bug_normalises_whole_tensor": "taken over the whole tensor",
-        "bug_no_affine": "weight and bias are not applied",
-        "bug_plain_tensor_parameters": "nn.Parameter",
-        "bug_detached_statistics": "the gradient with respect to x",
-    },
-    "multi_head_attention": {
-        "bug_split_without_transpose": "heads are split by viewing",
-        "bug_merge_without_transpose": "heads are merged by reshaping",
-        "bug_no_output_projection": "output projection is missing",
-        "bug_scale_by_d_model": "divided by √d_model",
-        "bug_self_attention_only": "key and value are ignored",
-        "bug_value_from_key": "values come from key",
-        "bug_mask_ignored": "mask is ignored",
-        "bug_ignores_bias_flag": "bias=False",
-    },
-    "fix_broken_attention": {
-        "bug_only_axis_fixed": "the scores are not scaled",
-        "bug_only_scaling_fixed": "the softmax runs over the queries",
-        "bug_unchanged_starter": "both planted bugs are still there",
-    },
-    "grouped_query_attention": {
-        "bug_modulo_head_mapping": "uses key/value head j % n_kv_heads",
-        "bug_scale_by_d_model": "divided by √d_model",
-        "bug_no_output_projection": "output projection is missing",
-    },
-    "kv_cache": {
-        "bug_no_mask_within_chunk": "is not masked causally",
-        "bug_mask_ignores_cache_offset": "the causal mask ignores the cached tokens",
-        "bug_cache_not_used": "the cache is not used",
-    },
-    "transformer_block": {
-        "bug_post_norm": "this is a post-norm block",
-        "bug_no_attention_residual": "the attention's residual connection is missing",
-        "bug_relu_feed_forward": "the feed-forward uses ReLU",
-        "bug_scale_by_d_model": "divided by √d_model",
-    },
-    "generate": {
-        "bug_no_crop": "its block_size is 4",
-        "bug_temperature_after_softmax": "the temperature is applied after the softmax",
-        "bug_top_k_keeps_one_more": "keep exactly the k largest logits",
-        "bug_greedy_argmax": "chosen greedily",
-        "bug_first_position": "the logits of the first position are used",
-        "bug_ignores_generator": "pass generator=generator to torch.multinomial",
-    },
-    "rope": {
-        "bug_half_split": "the half-split convention",
-        "bug_exponent_without_two": "the exponent is i/d",
-        "bug_ignores_positions": "the positions argument is ignored",
-        "bug_rotates_backwards": "the rotation goes the wrong way",
-    },
-}
 
 
 def variant_files(prefix: str) -> list[Path]:
-    return sorted(VARIANTS.glob(f"*/{prefix}_*.py"))
+    return [path for challenge_id in CHALLENGES for path in load_challenge(challenge_id).variants(prefix)]
+
+
+def challenge_of(variant: Path) -> str:
+    """exercises/<id>/meta/variants/<name>.py -> <id>"""
+    return variant.parents[2].name
 
 
 def variant_id(path: Path) -> str:
-    return f"{path.parent.name}/{path.stem}"
+    return f"{challenge_of(path)}/{path.stem}"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -162,19 +71,34 @@ def failures(result: SuiteResult) -> list[str]:
     return [f"{t.name}: {t.message}" for t in result.tests if t.status != "passed"]
 
 
-def test_the_challenges_are_registered():
-    assert set(CHALLENGES) <= set(challenge_ids())
+def test_the_challenges_are_found_from_their_folders():
+    assert len(CHALLENGES) >= 12 and "softmax" in CHALLENGES
     for challenge_id in CHALLENGES:
         challenge = load_challenge(challenge_id)
-        assert challenge.suite_files, f"{challenge_id} has no hidden suite"
+        assert challenge.folder == ROOT / "exercises" / challenge_id
+        assert challenge.suite_files == [challenge.folder / "meta" / "test_hidden.py"]
         assert challenge.call_timeout <= 10 and challenge.total_timeout <= 120
 
 
-def test_suite_files_have_distinct_names():
-    # pytest's importlib mode caches test modules by file name, so one process grading two
-    # challenges whose suites share a name would run the first suite twice.
-    names = [path.name for challenge_id in challenge_ids() for path in load_challenge(challenge_id).suite_files]
-    assert len(names) == len(set(names)), names
+def suite_functions(challenge_id: str) -> set[str]:
+    """The test functions its hidden suite defines, read from the file."""
+    tree = ast.parse(load_challenge(challenge_id).suite_files[0].read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+
+
+def test_one_process_grading_challenges_in_turn_runs_each_ones_own_suite():
+    # Every suite is meta/test_hidden.py, and pytest caches test modules by file name: the judge
+    # must not run the first challenge's suite again for the second.
+    ran = []
+    for challenge_id in ("softmax", "causal_mask", "softmax"):
+        submission = LoopbackSubmission(ROOT / "solutions" / f"{challenge_id}.py")
+        try:
+            result = run_suite(load_challenge(challenge_id), submission, seed=1)
+        finally:
+            submission.close()
+        ran.append({t.name.split("[", 1)[0] for t in result.tests})
+    assert ran == [suite_functions("softmax"), suite_functions("causal_mask"), suite_functions("softmax")]
+    assert ran[0] != ran[1]
 
 
 @pytest.mark.parametrize("challenge_id", CHALLENGES)
@@ -182,6 +106,7 @@ def test_solution_scores_full_marks(challenge_id):
     result = grade(challenge_id, ROOT / "solutions" / f"{challenge_id}.py")
     assert not failures(result)
     assert len(result.tests) >= 8
+    assert {t.name.split("[", 1)[0] for t in result.tests} == suite_functions(challenge_id)
     assert result.score == result.max_score > 0
     # Every weight in challenge.toml names a test function that exists.
     weighted = set(load_challenge(challenge_id).weights) - {"default"}
@@ -190,10 +115,11 @@ def test_solution_scores_full_marks(challenge_id):
 
 @pytest.mark.parametrize("challenge_id", CHALLENGES)
 def test_starter_scores_zero(challenge_id):
-    result = grade(challenge_id, ROOT / "exercises" / challenge_id / "starter.py")
-    if challenge_id in BROKEN_STARTERS:  # it runs: the failures must name its planted bugs
+    challenge = load_challenge(challenge_id)
+    result = grade(challenge_id, challenge.folder / "starter.py")
+    if challenge.broken_starter:  # it runs but is wrong on purpose: the failures must name its planted bugs
         assert result.tests and result.score < result.max_score / 2
-        assert any(BROKEN_STARTERS[challenge_id] in m for m in failures(result)), failures(result)
+        assert any(challenge.broken_starter in m for m in failures(result)), failures(result)
         return
     assert result.tests and result.score == 0
     assert all("NotImplementedError" in t.message for t in result.tests), failures(result)
@@ -201,40 +127,29 @@ def test_starter_scores_zero(challenge_id):
 
 @pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
 def test_bug_loses_marks_and_is_named(path):
-    challenge_id = path.parent.name
+    challenge_id = challenge_of(path)
     result = grade(challenge_id, path)
     assert 0 <= result.score < result.max_score
-    diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
+    diagnosis = load_challenge(challenge_id).diagnoses[path.stem]
     assert any(diagnosis in message for message in failures(result)), (diagnosis, failures(result))
 
 
 @pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
 def test_bug_is_caught_under_other_seeds_too(path):
     # Inputs differ with every grading's seed: a bug is caught and named whatever they are.
-    challenge_id = path.parent.name
+    challenge_id = challenge_of(path)
     for seed in OTHER_SEEDS:
         result = grade(challenge_id, path, seed)
         assert result.seed == seed and 0 <= result.score < result.max_score
-        diagnosis = BUG_DIAGNOSES[challenge_id][path.stem]
+        diagnosis = load_challenge(challenge_id).diagnoses[path.stem]
         assert any(diagnosis in message for message in failures(result)), (seed, diagnosis, failures(result))
-
-
-def test_every_bug_has_a_diagnosis():
-    files = {(path.parent.name, path.stem) for path in variant_files("bug")}
-    expected = {(challenge_id, bug) for challenge_id, bugs in BUG_DIAGNOSES.items() for bug in bugs}
-    assert files == expected
-    assert {challenge_id for challenge_id, _ in files} == set(CHALLENGES)
 
 
 @pytest.mark.parametrize("path", variant_files("ok"), ids=variant_id)
 def test_other_correct_style_scores_full_marks(path):
-    result = grade(path.parent.name, path)
+    result = grade(challenge_of(path), path)
     assert not failures(result)
     assert result.score == result.max_score > 0
-
-
-def test_every_challenge_has_other_correct_styles():
-    assert {path.parent.name for path in variant_files("ok")} == set(CHALLENGES)
 
 
 def forbidden_names_used(path: Path, forbidden: tuple[str, ...]) -> set[str]:
@@ -251,9 +166,9 @@ def forbidden_names_used(path: Path, forbidden: tuple[str, ...]) -> set[str]:
 
 @pytest.mark.parametrize("challenge_id", CHALLENGES)
 def test_solution_and_correct_styles_use_no_forbidden_api(challenge_id):
-    forbidden = load_challenge(challenge_id).forbidden
-    for path in [ROOT / "solutions" / f"{challenge_id}.py", *sorted((VARIANTS / challenge_id).glob("ok_*.py"))]:
-        assert not forbidden_names_used(path, forbidden), path.name
+    challenge = load_challenge(challenge_id)
+    for path in [ROOT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok")]:
+        assert not forbidden_names_used(path, challenge.forbidden), path.name
 
 
 def test_forbidden_name_check_can_fail(tmp_path):
@@ -297,7 +212,7 @@ def run_public_tests(base: Path) -> dict[tuple[str, str], dict[str, int]]:
     of the exercise's test_public.py, run beside that code saved as starter.py."""
     folders = {}
     for challenge_id in CHALLENGES:
-        exercise = ROOT / "exercises" / challenge_id
+        exercise = load_challenge(challenge_id).folder
         sources = {"solution": ROOT / "solutions" / f"{challenge_id}.py", "starter": exercise / "starter.py"}
         for kind, code in sources.items():
             folder = base / challenge_id / kind
@@ -333,5 +248,7 @@ def test_the_readme_lists_exactly_the_challenges():
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     paragraph = text.split("## Coding challenges", 1)[1].split("```", 1)[0]
-    assert set(re.findall(r"`([a-z_]+)`", paragraph)) == set(challenge_ids()) == set(CHALLENGES)
-    assert paragraph.lstrip().startswith(f"{['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve'][len(CHALLENGES)]} pieces")
+    assert set(re.findall(r"`([a-z_]+)`", paragraph)) == set(CHALLENGES)
+    numbers = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
+               "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen", "Twenty"]
+    assert paragraph.lstrip().startswith(f"{numbers[len(CHALLENGES)]} pieces")

@@ -11,7 +11,7 @@ import pytest
 
 from grading_support import FIXTURES, grade_unchecked, namespaces_available
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.challenges.measure_ops import withheld, with_allowed_ops
+from quizforge.grading.measure_ops import withheld, with_allowed_ops
 from quizforge.grading.forbidden import check_source
 from quizforge.grading.grade import grade
 from quizforge.grading.limits import Limits
@@ -119,25 +119,30 @@ def test_a_lifted_guard_is_refused_at_the_call_even_if_swallowed(tmp_path, zygot
 
 # --- honest code keeps full marks -------------------------------------------------------------
 
-HONEST = [REPO / "solutions" / f"{c}.py" for c in challenge_ids()] + sorted(
-    (REPO / "tests" / "challenge_variants").glob("*/ok_*.py"))
+def challenge_of(path: Path) -> str:
+    """solutions/<id>.py, exercises/<id>/starter.py or exercises/<id>/meta/variants/<name>.py -> <id>"""
+    return path.stem if path.parent.name == "solutions" else path.parents[2].name if "meta" in path.parts \
+        else path.parent.name
 
 
-@pytest.mark.parametrize("path", HONEST, ids=lambda p: f"{p.parent.name}/{p.stem}")
+HONEST = [p for c in challenge_ids() for p in (REPO / "solutions" / f"{c}.py", *load_challenge(c).variants("ok"))]
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: f"{challenge_of(p)}/{p.stem}")
 def test_every_solution_and_correct_style_scores_full_marks_in_the_sandbox(path, zygote):
-    challenge_id = path.stem if path.parent.name == "solutions" else path.parent.name
+    challenge_id = challenge_of(path)
     if zygote is None:
         pytest.skip("the sandbox needs namespaces")
     result = grade(path, challenge_id, zygote=zygote)
     assert result.score == result.max_score > 0, refusals(result)
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "tests" / "challenge_variants").glob("*/bug_*.py"))
-                         + [REPO / "exercises" / c / "starter.py" for c in challenge_ids()],
-                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", [p for c in challenge_ids() for p in (*load_challenge(c).variants("bug"),
+                                                                      load_challenge(c).folder / "starter.py")],
+                         ids=lambda p: f"{challenge_of(p)}/{p.stem}")
 def test_bugs_and_starters_pass_the_static_check(path):
     """A classic bug must lose marks on its values, not on a rule."""
-    forbidden = load_challenge(path.parent.name).forbidden
+    forbidden = load_challenge(challenge_of(path)).forbidden
     assert check_source(ast.parse(path.read_text()), forbidden) == []
 
 
@@ -149,7 +154,9 @@ def test_each_challenge_allows_a_measured_list_without_its_withheld_kernels(chal
     allowed = set(challenge.allowed_ops or ())
     assert {"aten::add", "aten::mul", "aten::exp", "aten::sum", "aten::bmm", "aten::view"} <= allowed
     assert not allowed & withheld(challenge.forbidden)
-    assert all(op.startswith("aten::") and "." not in op for op in allowed), "overload packets, not overloads"
+    # profiler:: ops: torch.optim.Optimizer wraps every step() in a record_function (adamw).
+    assert all(op.startswith(("aten::", "profiler::")) and "." not in op for op in allowed), (
+        "overload packets, not overloads")
 
 
 def test_what_each_challenge_withholds():
@@ -164,6 +171,15 @@ def test_what_each_challenge_withholds():
     assert {"aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
             "aten::_native_multi_head_attention"}.isdisjoint(sdpa)
     assert "aten::native_layer_norm" in set(load_challenge("transformer_block").allowed_ops)
+    rms_norm = set(load_challenge("rms_norm").allowed_ops)
+    assert {"aten::native_layer_norm", "aten::_fused_rms_norm", "aten::rms_norm"}.isdisjoint(rms_norm)
+    swiglu = set(load_challenge("swiglu").allowed_ops)
+    assert {"aten::silu", "aten::silu_", "aten::silu_backward"}.isdisjoint(swiglu)
+    assert {"aten::sigmoid", "aten::gelu", "aten::logsumexp"} <= swiglu  # silu has its own family of idioms
+    cross_entropy = set(load_challenge("cross_entropy").allowed_ops)
+    assert {"aten::nll_loss_forward", "aten::nll_loss_backward", "aten::logsumexp", "aten::_log_softmax",
+            "aten::_softmax", "aten::cross_entropy_loss"}.isdisjoint(cross_entropy)
+    assert {"aten::gather", "aten::amax", "aten::log", "aten::silu"} <= cross_entropy  # so has logsumexp
 
 
 def test_the_toml_writer_replaces_its_own_block_and_nothing_else():

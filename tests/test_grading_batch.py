@@ -109,7 +109,7 @@ def test_a_class_is_graded_end_to_end_and_a_rerun_skips_what_is_done(tmp_path):
     folder.mkdir()
     solution = (REPO / "solutions" / "softmax.py").read_text()
     (folder / "ada.py").write_text(solution)
-    (folder / "bob.py").write_text((REPO / "tests/challenge_variants/softmax/bug_no_max_shift.py").read_text())
+    (folder / "bob.py").write_text((REPO / "exercises/softmax/meta/variants/bug_no_max_shift.py").read_text())
     (folder / "cy").mkdir()
     (folder / "cy" / "softmax.py").write_text("import os\n\ndef softmax(x, dim=-1):\n    os._exit(3)\n")
     (folder / "dee").mkdir()

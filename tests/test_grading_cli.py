@@ -163,15 +163,13 @@ def test_challenges_list_json(run_quiz):
 
 
 @pytest.fixture
-def exercises(tmp_path, monkeypatch):
-    """A stand-in exercises folder with one exercise for an existing challenge."""
-    cid = challenge_ids()[0] if challenge_ids() else pytest.skip("no challenges yet")
-    folder = tmp_path / "exercises" / cid
-    folder.mkdir(parents=True)
-    for name in challenges_cli.STARTER_FILES:
-        (folder / name).write_text(f"# {name} of {cid}\n")
-    monkeypatch.setattr(challenges_cli, "exercises_folder", lambda: tmp_path / "exercises")
-    return cid
+def exercises():
+    """A real challenge, whose files `quiz challenges start` copies from exercises/<id>/."""
+    return "softmax"
+
+
+def starter_text(challenge_id: str, name: str) -> str:
+    return (REPO / "exercises" / challenge_id / name).read_text()
 
 
 def test_challenges_start_copies_the_three_files_and_says_what_next(run_quiz, tmp_path, exercises, monkeypatch):
@@ -179,16 +177,17 @@ def test_challenges_start_copies_the_three_files_and_says_what_next(run_quiz, tm
     code, out, err = run_quiz("challenges", "start", exercises)
     assert code == 0, err
     for name in challenges_cli.STARTER_FILES:
-        assert (tmp_path / exercises / name).read_text() == f"# {name} of {exercises}\n"
+        assert (tmp_path / exercises / name).read_text() == starter_text(exercises, name)
     assert f"quiz grade starter.py --challenge {exercises}" in out
     code, _, err = run_quiz("challenges", "start", exercises)
     assert err == (f"error: README.md, starter.py, test_public.py already exist in {exercises}/; not overwriting "
                    "(--force replaces them, or choose another folder)\n")
-    assert code == 2 and (tmp_path / exercises / "starter.py").read_text() == f"# starter.py of {exercises}\n"
+    assert code == 2 and (tmp_path / exercises / "starter.py").read_text() == starter_text(exercises, "starter.py")
     (tmp_path / exercises / "starter.py").write_text("my work")
     code, _, err = run_quiz("challenges", "start", exercises, "--force")
     assert code == 0, err
-    assert (tmp_path / exercises / "starter.py").read_text() == f"# starter.py of {exercises}\n"
+    assert (tmp_path / exercises / "starter.py").read_text() == starter_text(exercises, "starter.py")
+    # Only what a student may see: nothing of meta/ (the hidden suite, the planted bugs).
     assert sorted(p.name for p in (tmp_path / exercises).iterdir()) == sorted(challenges_cli.STARTER_FILES)
 
 
@@ -198,15 +197,22 @@ def test_challenges_start_into_a_given_folder(run_quiz, tmp_path, exercises):
     assert code == 0 and sorted(p.name for p in target.iterdir()) == sorted(challenges_cli.STARTER_FILES)
 
 
-def test_a_missing_exercises_folder_is_one_clear_line(run_quiz, monkeypatch, tmp_path):
-    import quizforge.challenges
+def test_a_missing_exercises_folder_is_one_clear_line(tmp_path):
+    from quizforge.challenges import exercises_root
+    from quizforge.errors import InputError
 
-    monkeypatch.setattr(quizforge.challenges, "__file__",
-                        str(tmp_path / "site-packages" / "quizforge" / "challenges" / "__init__.py"))
-    cid = challenge_ids()[0] if challenge_ids() else pytest.skip("no challenges yet")
-    code, _, err = run_quiz("challenges", "start", cid, str(tmp_path / "out"))
-    assert code == 2 and "the exercises folder is not at" in err and len(err.strip().splitlines()) == 1
+    package = tmp_path / "site-packages" / "quizforge"
+    package.mkdir(parents=True)
+    (tmp_path / "site-packages" / "exercises").mkdir()  # someone else's, beside an installed package: not ours
+    with pytest.raises(InputError, match=r"^the exercises folder is not at .*/site-packages/quizforge/exercises; "
+                                         r"reinstall quizforge$"):
+        exercises_root(package)
+    (package / "exercises").mkdir()
+    assert exercises_root(package) == package / "exercises"  # an installed wheel's
 
 
 def test_the_real_exercises_folder_is_found_in_the_checkout():
-    assert challenges_cli.exercises_folder().resolve() == REPO / "exercises"
+    from quizforge.challenges import exercises_root, load_challenge
+
+    assert exercises_root() == REPO / "exercises"
+    assert load_challenge("softmax").folder == REPO / "exercises" / "softmax"

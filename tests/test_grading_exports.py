@@ -49,7 +49,10 @@ def test_the_zip_holds_the_scripts_and_the_package(autograder):
     names = set(modes)
     assert "quizforge_src/pyproject.toml" in names
     assert "quizforge_src/quizforge/grading/sandboxed/worker.py" in names
-    assert "quizforge_src/quizforge/challenges/softmax/test_hidden_softmax.py" in names
+    for name in ("README.md", "starter.py", "test_public.py", "meta/challenge.toml", "meta/test_hidden.py"):
+        assert f"quizforge_src/quizforge/exercises/softmax/{name}" in names, name
+    # The planted bugs and the reference solutions stay in the checkout.
+    assert not any("/variants/" in n or "solutions" in n for n in names)
     assert not any("__pycache__" in n for n in names)
     setup = (root / "source" / "setup.sh").read_text()
     assert "pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in setup
@@ -166,6 +169,9 @@ def test_the_github_classroom_template_installs_only_the_wheel_it_holds(tmp_path
     assert check.endswith("| sha256sum --check --strict") and wheel_path.startswith("vendor/quizforge-")
     assert hashlib.sha256((repo / wheel_path).read_bytes()).hexdigest() == digest
     assert [p.name for p in (repo / "vendor").iterdir()] == [wheel_path.split("/")[1]]
+    wheel_names = zipfile.ZipFile(repo / wheel_path).namelist()
+    assert "quizforge/exercises/softmax/meta/test_hidden.py" in wheel_names
+    assert not any("/variants/" in n or "solutions" in n for n in wheel_names)
     for line in installs:  # every pip argument: a flag, the torch pin and its index, or the vendored wheel
         args = shlex.split(line)
         assert args[:2] == ["pip", "install"], line
@@ -194,6 +200,12 @@ def test_the_github_classroom_template_installs_only_the_wheel_it_holds(tmp_path
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import quizforge; print(quizforge.__file__)"],
                            capture_output=True, text=True, check=True, cwd=repo).stdout
     assert where.startswith(str(site))  # the wheel's copy, not this checkout
+    # The installed copy starts a challenge from its own files, with nothing of meta/.
+    started = subprocess.run([str(venv / "bin" / "python"), "-m", "quizforge", "challenges", "start", "softmax",
+                              str(tmp_path / "started")], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert started.returncode == 0, started.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "started").iterdir()) == ["README.md", "starter.py", "test_public.py"]
+    assert (tmp_path / "started" / "starter.py").read_bytes() == (exercise / "starter.py").read_bytes()
     (repo / "starter.py").write_text((REPO / "solutions" / "softmax.py").read_text())
     command = next(line.split("command: ", 1)[1] for line in workflow.splitlines() if "command: quiz" in line)
     done = subprocess.run(shlex.split(command), cwd=repo, capture_output=True, text=True, timeout=300,

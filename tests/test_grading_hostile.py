@@ -211,7 +211,7 @@ def test_printing_passed_and_exiting_at_import_scores_zero(tmp_path):
 
 def test_tampering_with_torch_pytest_and_result_files_changes_nothing(tmp_path):
     marker = f"quizforge-fake-{uuid.uuid4().hex}"
-    suite = DOUBLE.folder
+    suite = DOUBLE.meta
     before = set(suite.iterdir())
     cwd_files = {p: p.exists() for p in (Path.cwd() / "results.json", Path.cwd() / "conftest.py")}
     path = write_submission(tmp_path, f"""

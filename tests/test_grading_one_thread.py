@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from grading_support import grade_unchecked, namespaces_available, write_submission
-from quizforge.challenges import load_challenge
+from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
 from quizforge.grading.limits import Limits
@@ -451,12 +451,11 @@ def test_unsafe_mode_filters_too_and_says_so(tmp_path):
 
 @needs_sandbox
 def test_every_solution_and_other_correct_style_keeps_full_marks(zygote):
-    paths = [*sorted((ROOT / "solutions").glob("*.py")),
-             *sorted((ROOT / "tests" / "challenge_variants").glob("*/ok_*.py"))]
+    paths = [(c, p) for c in challenge_ids()
+             for p in (ROOT / "solutions" / f"{c}.py", *load_challenge(c).variants("ok"))]
     assert len(paths) >= 30
     lost = {}
-    for path in paths:
-        challenge_id = path.stem if path.parent.name == "solutions" else path.parent.name
+    for challenge_id, path in paths:
         result = grade(path, challenge_id, zygote=zygote)
         _assert_filtered(result.sandbox)
         if result.score != result.max_score:

@@ -89,7 +89,13 @@ def test_decoded_tensors_own_their_memory():
     assert torch.equal(out, torch.ones(4))
 
 
-@pytest.mark.parametrize("value", [object(), {1: "int key"}, {"f": len}, 2**64, [torch.ones(1).to_sparse()],
+def test_bytes_and_int_keyed_dicts_cross():
+    vocab = {0: b"\x00", 256: b"<|endoftext|>", 300: "é".encode()}
+    assert roundtrip(vocab) == vocab and roundtrip([(b"a", b"")]) == [(b"a", b"")]
+
+
+@pytest.mark.parametrize("value", [object(), {1: "int key", "a": "and a str key"}, {(1,): "tuple key"},
+                                   {2**64: "huge key"}, bytearray(b"x"), {"f": len}, 2**64, [torch.ones(1).to_sparse()],
                                    torch.empty(2, device="meta")])
 def test_encoding_refuses_what_is_not_plain_data(value):
     with pytest.raises(protocol.EncodeError):
@@ -105,6 +111,13 @@ def test_encoding_refuses_what_is_not_plain_data(value):
     ('{"F": "zero"}', b"", "float constant"),
     ('{"D": [["a", 1], ["a", 2]]}', b"", "repeated key"),
     ('{"D": [[1, 2]]}', b"", "[str, value] pair"),
+    ('{"I": [["1", 2]]}', b"", "[int, value] pair"),
+    ('{"I": [[true, 2]]}', b"", "[int, value] pair"),
+    ('{"I": [[1, 2], [1, 3]]}', b"", "repeated key"),
+    ('{"I": []}', b"", "non-empty list"),
+    ('{"B": "0A"}', b"", "lowercase hex"),
+    ('{"B": "0 a"}', b"", "lowercase hex"),
+    ('{"B": "abc"}', b"", "lowercase hex"),
     ('{"dtype": "object"}', b"", "unknown dtype"),
     ('{"device": "cpu; rm -rf"}', b"", "unknown device"),
     ('{"X": ["float32", [2], 0, 8]}', b"\x00" * 4, "outside the data section"),

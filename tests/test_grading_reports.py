@@ -14,7 +14,7 @@ from quizforge.grading.judge import TestResult as Case
 from quizforge.grading.similarity import fingerprint, similar_pairs, starter_source
 
 REPO = Path(__file__).resolve().parent.parent
-SDPA = REPO / "tests" / "challenge_variants" / "scaled_dot_product_attention"
+SDPA = REPO / "exercises" / "scaled_dot_product_attention" / "meta" / "variants"
 
 
 def suite(*cases: tuple[str, str, float, float, str], seed: int | None = 7) -> SuiteResult:

@@ -113,7 +113,7 @@ def grade_probe(folder: Path, home: Path) -> dict:
     listener.setblocking(False)
     solution = REPO / "solutions" / "softmax.py"
     source = PROBE.format(port=listener.getsockname()[1], judge=os.getpid(), marker=marker,
-                          suite=str(FIXTURES / "probe"), solution=str(solution), repo=str(REPO), home=str(home))
+                          suite=str(REPO / "exercises" / "softmax" / "meta"), solution=str(solution), repo=str(REPO), home=str(home))
     path = write_submission(folder, source)
     result = grade_unchecked(path, fixture_challenge("probe"))
     try:

@@ -161,7 +161,7 @@ def test_seed_with_batch_is_refused_in_one_line(run_quiz, tmp_path):
 def test_each_student_of_a_batch_gets_a_seed_of_their_own_and_it_regrades_alike(run_quiz, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    wrong = REPO / "tests" / "challenge_variants" / "softmax" / "bug_global_max.py"
+    wrong = REPO / "exercises" / "softmax" / "meta" / "variants" / "bug_global_max.py"
     for student in ("ada", "bob"):
         (folder / f"{student}.py").write_text(wrong.read_text())
     out = tmp_path / "out"
@@ -189,7 +189,7 @@ def test_every_solution_and_other_correct_style_scores_full_marks_in_the_sandbox
 
     files = [(cid, path) for cid in challenge_ids()
              for path in [REPO / "solutions" / f"{cid}.py",
-                          *sorted((REPO / "tests" / "challenge_variants" / cid).glob("ok_*.py"))]]
+                          *load_challenge(cid).variants("ok")]]
     assert len(files) >= 2 * len(challenge_ids()) >= 24  # a solution and at least one other style each
     zygote = Zygote(Limits())
     zygote.start()

@@ -138,7 +138,7 @@ def test_the_sandbox_probe_through_a_forked_worker(zygote, tmp_path):
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     source = PROBE.format(port=listener.getsockname()[1], judge=os.getpid(), marker=marker,
-                          suite=str(FIXTURES / "probe"), solution=str(REPO / "solutions" / "softmax.py"),
+                          suite=str(FIXTURES / "probe" / "meta"), solution=str(REPO / "solutions" / "softmax.py"),
                           repo=str(REPO), home=str(tmp_path))
     path = tmp_path / "probe.py"
     path.write_text(source)

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from quizforge.challenges import seeds
-from quizforge.grading.submission import RemoteObject, Submission, SubmissionError, expecting_reply
+from quizforge.challenges.submission import RemoteObject, Submission, SubmissionError, expecting_reply
 
 Mistake = tuple[str, Tensor]  # (what the student did, the output that mistake gives)
 

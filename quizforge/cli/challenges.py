@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from quizforge.cli import cli, emit_json
-from quizforge.challenges import exercises_folder  # noqa: F401 - the CLI's, and tests swap it
 from quizforge.errors import InputError
 
 STARTER_FILES = ("README.md", "starter.py", "test_public.py")
@@ -59,8 +58,7 @@ def challenges_start(challenge_id: str, directory: Path | None, force: bool) -> 
     """
     from quizforge.challenges import load_challenge
 
-    load_challenge(challenge_id)  # unknown ids get the list of known ones
-    source = exercises_folder() / challenge_id
+    source = load_challenge(challenge_id).folder  # unknown ids get the list of known ones
     missing = [name for name in STARTER_FILES if not (source / name).is_file()]
     if missing:
         raise InputError(f"the exercise {challenge_id} has no {', '.join(missing)} in {source}")

@@ -82,12 +82,19 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 
 def _package_files() -> list[tuple[str, bytes]]:
-    """(path inside the package, bytes) of every file of this quizforge, in a fixed order."""
+    """(path inside the package, bytes) of every file of this quizforge, in a fixed order: its own
+    folder, and each challenge's shipped files as exercises/<id>/... (as the wheel lays them out)."""
+    from quizforge.challenges import SHIPPED, challenge_ids, exercises_root
+
+    root = exercises_root()
     files = []
-    for folder, dirs, names in os.walk(PACKAGE, followlinks=True):  # exercises/ is a link
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        files += [Path(folder) / n for n in names if not n.endswith((".pyc", ".pyo"))]
-    return [(path.relative_to(PACKAGE).as_posix(), path.read_bytes()) for path in sorted(files)]
+    for folder, dirs, names in os.walk(PACKAGE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and Path(folder, d) != PACKAGE / "exercises")
+        files += [((Path(folder) / n).relative_to(PACKAGE).as_posix(), Path(folder) / n)
+                  for n in names if not n.endswith((".pyc", ".pyo"))]
+    files += [(f"exercises/{cid}/{name}", root / cid / name)
+              for cid in challenge_ids() for name in SHIPPED if (root / cid / name).is_file()]
+    return [(name, path.read_bytes()) for name, path in sorted(files)]
 
 
 def check_output_file(out: Path) -> None:
@@ -227,10 +234,8 @@ def write_classroom_template(challenge: Challenge, folder: Path, max_score: floa
     the public tests, quizforge as a wheel in vendor/, and the workflow that installs that wheel
     after checking its hash (or runs `install`, the instructor's own command) and grades
     `student_file`. Returns the files written."""
-    from quizforge.challenges import exercises_folder
-
     check_template_folder(folder, force)
-    source = exercises_folder() / challenge.id
+    source = challenge.folder
     missing = [n for n in TEMPLATE_FILES if not (source / n).is_file()]
     if missing:
         raise InputError(f"the exercise {challenge.id} has no {', '.join(missing)} in {source}")

@@ -9,6 +9,7 @@ a grading, and recorded in the result either way.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +60,7 @@ def _short(text: str) -> str:
 def _failure_message(report: pytest.TestReport) -> str:
     crash = getattr(report.longrepr, "reprcrash", None)
     text = crash.message if crash is not None else str(report.longrepr)
-    for prefix in ("AssertionError: ", "Failed: ", "quizforge.grading.submission.SubmissionError: "):
+    for prefix in ("AssertionError: ", "Failed: ", "quizforge.challenges.submission.SubmissionError: "):
         if text.startswith(prefix):
             text = text[len(prefix):]
     return _short(text.split("\nassert ")[0])
@@ -133,10 +134,20 @@ class _Plugin:
                                                 report.duration)
 
 
+def _forget_other_suites(challenge: Challenge) -> None:
+    """pytest's importlib mode caches a test module under its file's name, and every challenge's
+    suite is meta/test_hidden.py: one cached from another challenge must not stand in for this one."""
+    for path in challenge.suite_files:
+        cached = sys.modules.get(path.stem)
+        if cached is not None and Path(getattr(cached, "__file__", "") or "").resolve() != path.resolve():
+            del sys.modules[path.stem]
+
+
 def _pytest_args(challenge: Challenge) -> list[str]:
+    _forget_other_suites(challenge)
     return [str(p) for p in challenge.suite_files] + [
         "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "--noconftest", "--import-mode=importlib",
-        "-c", str(Path(__file__).resolve().parent.parent / "challenges" / "pytest.ini"), "--rootdir", str(challenge.folder),
+        "-c", str(Path(__file__).resolve().parent / "pytest.ini"), "--rootdir", str(challenge.meta),
         "-o", "addopts=", "-W", "ignore::pytest.PytestConfigWarning",
     ]
 
@@ -161,6 +172,8 @@ def run_suite(challenge: Challenge, submission: Submission, extra_args: list[str
     total = time_limit if time_limit is not None else challenge.total_timeout
     plugin = _Plugin(challenge, submission, deadline, f"timed out (suite limit of {total:g} s)", prepare, progress)
     seed = seeds.fresh() if seed is None else seed
+    if submission is not None:
+        submission.limit_calls(challenge.call_timeout)
     with seeds.using(seed):
         exit_code = pytest.main(_pytest_args(challenge) + list(extra_args or []), plugins=[plugin])
     if plugin.error is not None:

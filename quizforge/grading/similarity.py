@@ -137,11 +137,11 @@ def markdown(pairs: list[dict], threshold: float = THRESHOLD) -> str:
 
 def starter_source(challenge_id: str) -> str:
     """The starter every student was given, or '' when there is none to subtract."""
-    from quizforge.challenges import exercises_folder
+    from quizforge.challenges import load_challenge
     from quizforge.errors import InputError
 
     try:
-        return (exercises_folder() / challenge_id / "starter.py").read_text(encoding="utf-8")
+        return (load_challenge(challenge_id).folder / "starter.py").read_text(encoding="utf-8")
     except (OSError, InputError):
         return ""
 

@@ -1,2 +1,2 @@
 # These folders are hidden suites for test-only challenges: the judge runs them, pytest must not.
-collect_ignore_glob = ["*/test_*.py"]
+collect_ignore_glob = ["*/meta/test_*.py"]

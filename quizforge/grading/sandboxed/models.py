@@ -1,5 +1,5 @@
 """Small models the judge can ask the worker to build, for challenges whose function takes a
-model (`generate`): a module cannot cross the wire, but its description can.
+model (`generate`) or trains one (`adamw`): a module cannot cross the wire, but its description can.
 
 Standard library and torch only, like the rest of this folder.
 """
@@ -33,7 +33,57 @@ class TableLM(nn.Module):
         return self.table[idx]  # (B, T, vocab): row t holds the logits for the token after idx[:, t]
 
 
+class RegressionMLP(nn.Module):
+    """Linear, tanh, Linear (biases if the state has them), fitted by mean squared error to fixed batches (step t uses batch
+    t mod n), for challenges that train with the submission's optimizer (`adamw`). `frozen`, a
+    parameter the loss never uses, keeps a grad of None, as an optimizer must tolerate."""
+
+    def __init__(self, state: dict, x: torch.Tensor, y: torch.Tensor):
+        super().__init__()
+        hidden, d_in = state["fc1.weight"].shape
+        self.fc1 = nn.Linear(d_in, hidden, bias="fc1.bias" in state)
+        self.fc2 = nn.Linear(hidden, state["fc2.weight"].shape[0], bias="fc2.bias" in state)
+        if "frozen" in state:
+            self.frozen = nn.Parameter(torch.empty_like(state["frozen"]))
+        self.load_state_dict(state, strict=True)
+        self.x, self.y = x.clone(), y.clone()
+
+    def loss(self, step: int) -> torch.Tensor:
+        batch = step % self.x.shape[0]
+        return ((self.fc2(torch.tanh(self.fc1(self.x[batch]))) - self.y[batch]) ** 2).mean()
+
+
 def build(spec: dict) -> nn.Module:
     if spec.get("kind") == "table" and isinstance(spec.get("table"), torch.Tensor):
         return TableLM(spec["table"], spec.get("block_size"))
+    if spec.get("kind") == "mlp" and isinstance(spec.get("state"), dict):
+        return RegressionMLP(spec["state"], spec["x"], spec["y"])
     raise ValueError("unknown model description")
+
+
+def train(model: nn.Module, optimizer_class, steps: int, groups: list | None, options: dict,
+          closure: bool) -> dict:
+    """`steps` steps of optimizer_class(parameters or groups, **options) on model.loss: the
+    judge runs the same loop with the reference optimizer. Gradients are cleared by the model,
+    not the optimizer, so only the optimizer's constructor and step() are the submission's."""
+    named = dict(model.named_parameters())
+    if groups is None:
+        params = list(named.values())
+    else:
+        params = [{**{k: v for k, v in group.items() if k != "names"}, "params": [named[n] for n in group["names"]]}
+                  for group in groups]
+    optimizer = optimizer_class(params, **options)
+    returns = []
+    for step in range(steps):
+        def compute_loss(step=step):
+            model.zero_grad(set_to_none=True)
+            loss = model.loss(step)
+            loss.backward()
+            return loss
+
+        if closure:
+            returns.append(optimizer.step(compute_loss))
+        else:
+            compute_loss()
+            optimizer.step()
+    return {"params": {k: v.detach().clone() for k, v in named.items()}, "returns": returns}

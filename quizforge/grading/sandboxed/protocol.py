@@ -11,6 +11,8 @@ raw bytes of the tensors the header mentions. Encoded values:
     {"F": "nan" | "inf" | "-inf"}                         a non-finite float
     {"L": [...]}  {"T": [...]}                            a list, a tuple
     {"D": [[key, value], ...]}                            a dict with str keys
+    {"I": [[key, value], ...]}                            a dict with int keys (a BPE vocabulary)
+    {"B": "68656c6c6f"}                                   bytes, as lowercase hex
     {"X": [dtype, shape, offset, nbytes]}                 a tensor, bytes in the data section
     {"dtype": "float32"}  {"device": "cpu"}               a torch.dtype, a torch.device
     {"G": {"X": ...}}                                     a CPU torch.Generator, by its state
@@ -48,6 +50,7 @@ DTYPES: dict[str, torch.dtype] = {
 _DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 _DEVICE = re.compile(r"(cpu|cuda|meta|mps)(:\d{1,3})?")
 _INT_RANGE = (-(2**63), 2**64 - 1)
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
 
 
 @dataclass(frozen=True)
@@ -131,9 +134,17 @@ def encode(value: Any) -> bytes:
             return {"L": [walk(x, depth + 1) for x in v]}
         if type(v) is tuple:
             return {"T": [walk(x, depth + 1) for x in v]}
+        if type(v) is bytes:
+            if 2 * len(v) > LIMITS.string_chars:
+                raise EncodeError("bytes too long to send")
+            return {"B": v.hex()}
         if type(v) is dict:
+            if v and all(type(k) is int for k in v):
+                if not all(_INT_RANGE[0] <= k <= _INT_RANGE[1] for k in v):
+                    raise EncodeError("an int key outside the 64-bit range cannot be sent")
+                return {"I": [[k, walk(x, depth + 1)] for k, x in v.items()]}
             if not all(type(k) is str for k in v):
-                raise EncodeError("only dicts with str keys can be sent")
+                raise EncodeError("only dicts with str keys, or with int keys, can be sent")
             return {"D": [[k, walk(x, depth + 1)] for k, x in v.items()]}
         if isinstance(v, torch.Tensor):
             dtype, shape, raw = _tensor_bytes(v)
@@ -152,7 +163,7 @@ def encode(value: Any) -> bytes:
                 raise EncodeError("only CPU generators can be sent")
             return {"G": walk(v.get_state(), depth + 1)}
         raise EncodeError(f"a {type(v).__module__}.{type(v).__qualname__} cannot be sent; only tensors, "
-                          "numbers, strings, lists, tuples, dicts, dtypes and devices can")
+                          "numbers, strings, bytes, lists, tuples, dicts, dtypes and devices can")
 
     header = json.dumps(walk(value, 0), allow_nan=False, separators=(",", ":")).encode()
     data = b"".join(chunks)
@@ -218,6 +229,22 @@ class _Decoder:
                     raise _bad("a key that is too long")
                 out[pair[0]] = self.value(pair[1], depth + 1)
             return out
+        if tag == "I":
+            if type(body) is not list or not body:
+                raise _bad("an int-keyed dict that is not a non-empty list of pairs")
+            keyed: dict[int, Any] = {}
+            for pair in body:
+                if (type(pair) is not list or len(pair) != 2 or type(pair[0]) is not int
+                        or not _INT_RANGE[0] <= pair[0] <= _INT_RANGE[1]):
+                    raise _bad("a dict entry that is not an [int, value] pair")
+                if pair[0] in keyed:
+                    raise _bad("a dict with a repeated key")
+                keyed[pair[0]] = self.value(pair[1], depth + 1)
+            return keyed
+        if tag == "B":
+            if type(body) is not str or len(body) > LIMITS.string_chars or not _HEX.fullmatch(body):
+                raise _bad("bytes that are not an even number of lowercase hex digits")
+            return bytes.fromhex(body)
         if tag == "F":
             if body not in ("nan", "inf", "-inf"):
                 raise _bad("an unknown float constant")

@@ -130,6 +130,29 @@ class Server:
         value = self._name(name)(built, *args, **kwargs)
         return {"value": value, "calls": [list(shape) for shape in built.calls]}
 
+    def op_call_with_parameters(self, name: str, values: list, grads: list, args: list, kwargs: dict) -> dict:
+        """name(parameters, *args, **kwargs) on nn.Parameters built from `values`, each with its
+        `.grad` from `grads` (None: no gradient); returns the result and the gradients after the call."""
+        import torch
+
+        params = [torch.nn.Parameter(v.detach().clone()) for v in values]
+        for param, grad in zip(params, grads):
+            param.grad = None if grad is None else grad.detach().clone()
+        value = self._name(name)(params, *args, **kwargs)
+        return {"value": value, "grads": [None if p.grad is None else p.grad.detach().clone() for p in params]}
+
+    def op_train(self, name: str, model: dict, steps: int, groups: list | None, kwargs: dict,
+                 closure: bool) -> dict:
+        """Train a model the worker builds from its description (sandboxed/models.py) for `steps`
+        steps with the optimizer class `name`: built as name(parameters or `groups`, **kwargs),
+        each step through the optimizer's own step(), by a closure if `closure`. `groups`: a list
+        of {"names": [parameter names], option: value}. Returns the parameters after training
+        and what each step() returned."""
+        from . import models
+
+        built = models.build(model)
+        return models.train(built, self._name(name), int(steps), groups, kwargs, closure)
+
     def op_new(self, name: str, args: list, kwargs: dict) -> int:
         import torch
 
@@ -231,7 +254,9 @@ class Server:
                     "exc_type": None, "lineno": None}
         return {"kind": "error", "message": text(exc), "exc_type": type(exc).__name__[:100], "lineno": lineno}
 
-    def handle(self, request: dict) -> bytes:
+    def handle(self, request: dict, reraise: tuple[type[BaseException], ...] = ()) -> bytes:
+        """One request's reply frame. `reraise`: exceptions that pass through rather than become a
+        reply (the loopback submission's call timer)."""
         rid = request.get("id")
         op = request.get("op")
         guards.HITS.clear()
@@ -247,6 +272,8 @@ class Server:
             if guards.HITS:
                 raise guards.ForbiddenCall()  # the submission swallowed a guard's exception
             return protocol.encode({"id": rid, "ok": True, "value": value})
+        except reraise:
+            raise
         except BaseException as exc:  # noqa: BLE001 - every failure of the submission becomes a reply
             reply = {"id": rid, "ok": False, **self.error(exc, during)}
             return protocol.encode(reply)

@@ -1,0 +1,13 @@
+"""Bug: scales the gradients even when their norm is already below max_norm."""
+
+import torch
+
+
+def clip_grad_norm(parameters, max_norm, eps=1e-6):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return 0.0
+    norm = float(torch.sqrt(sum((g ** 2).sum() for g in grads)))
+    for g in grads:
+        g.mul_(max_norm / (norm + eps))
+    return norm

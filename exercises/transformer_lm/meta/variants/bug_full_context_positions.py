@@ -1,0 +1,63 @@
+"""Bug: positions and mask are made for context_length tokens, not the input's T."""
+
+import math
+
+import torch
+from torch import nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.W_q = nn.Linear(d_model, d_model)
+        self.W_k = nn.Linear(d_model, d_model)
+        self.W_v = nn.Linear(d_model, d_model)
+        self.W_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        B, T, d_model = x.shape
+        split = lambda t: t.view(B, T, self.n_heads, self.d_head).transpose(1, 2)  # noqa: E731
+        q, k, v = split(self.W_q(x)), split(self.W_k(x)), split(self.W_v(x))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        heads = torch.softmax(scores, dim=-1) @ v
+        return self.W_o(heads.transpose(1, 2).reshape(B, T, d_model))
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = SelfAttention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.ffn = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        x = x + self.dropout(self.attn(self.ln1(x), mask))
+        return x + self.dropout(self.ffn(self.ln2(x)))
+
+
+class TransformerLM(nn.Module):
+    def __init__(self, vocab_size: int, context_length: int, d_model: int, n_layers: int, n_heads: int,
+                 d_ff: int):
+        super().__init__()
+        self.context_length = context_length
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.pos_emb = nn.Embedding(context_length, d_model)
+        self.blocks = nn.ModuleList(TransformerBlock(d_model, n_heads, d_ff) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        T = idx.shape[1]
+        if T > self.context_length:
+            raise ValueError(f"the input has {T} tokens; the context length is {self.context_length}")
+        positions = torch.arange(self.context_length, device=idx.device)
+        x = self.tok_emb(idx) + self.pos_emb(positions)
+        mask = torch.ones(self.context_length, self.context_length, dtype=torch.bool, device=idx.device).tril()
+        for block in self.blocks:
+            x = block(x, mask)
+        return self.lm_head(self.ln_f(x))

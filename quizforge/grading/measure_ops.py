@@ -1,0 +1,437 @@
+"""Measure the ATen ops honest submissions reach, and store each challenge's `allowed_ops`.
+
+    python -m quizforge.grading.measure_ops             # show what would change
+    python -m quizforge.grading.measure_ops --write     # rewrite allowed_ops in every challenge.toml
+    python -m quizforge.grading.measure_ops softmax ...  # only these challenges
+
+Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
+It lives with the grader, not the challenges, because it runs the judge and the worker's
+request handling: the challenges never import the grader.
+The worker's dispatch guard (quizforge/grading/sandboxed/guards.py) refuses every op not
+on a challenge's list, so the list is the union of
+
+* what is measured: under a recording TorchDispatchMode, the hidden suite run against
+  solutions/<id>.py and every exercises/<id>/meta/variants/*.py (correct styles and
+  honest mistakes), with the worker's own request handling (decoding, calls, gradients,
+  encoding) inside the recording, as in the sandbox; and the exercise's public tests
+  against the same files, counting only ops reached from the submission's own code;
+* a common vocabulary: the ops behind idioms a student may reasonably write that no
+  file above happens to use (einsum for matmul, var for a mean of squares, topk or sort,
+  masked_fill or where, ...), each run forward and backward (IDIOMS below);
+
+minus what the challenge withholds: the fused kernels that compute its answer, derived
+from its `forbidden` list (WITHHELD below). A withheld op that a solution or variant
+reaches is an error, never silently dropped.
+
+Names are overload packets ("aten::add", not "aten::add.Tensor"): the overloads of one
+op compute the same thing on other argument kinds (a tensor or a scalar), which one a
+call picks depends on how the student spelled it, not on what it computes, and what a
+challenge withholds is always a whole packet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable
+
+CHECKOUT = Path(__file__).resolve().parent.parent.parent
+
+# What each forbidden API's leaf name withholds: every ATen op that computes the same thing
+# under another name. Packet names, with and without the leading "aten::".
+_SOFTMAX = ("softmax", "log_softmax", "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax",
+            "_sparse_softmax", "_sparse_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
+            "_masked_softmax_backward", "_sparse_softmax_backward_data", "_sparse_log_softmax_backward_data",
+            "special_softmax", "special_log_softmax", "cross_entropy_loss")
+_NORMS = ("layer_norm", "native_layer_norm", "native_layer_norm_backward", "group_norm", "native_group_norm",
+          "native_group_norm_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
+          "_native_batch_norm_legit", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional",
+          "_batch_norm_impl_index", "_batch_norm_impl_index_backward", "_batch_norm_with_update",
+          "_batch_norm_no_update", "batch_norm_backward", "instance_norm", "rms_norm", "_fused_rms_norm",
+          "_fused_rms_norm_backward", "cudnn_batch_norm", "miopen_batch_norm")
+_ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_math",
+              "_scaled_dot_product_attention_math_for_mps", "_scaled_dot_product_flash_attention",
+              "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_backward",
+              "_scaled_dot_product_flash_attention_for_cpu_backward", "_scaled_dot_product_efficient_attention",
+              "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_cudnn_attention",
+              "_scaled_dot_product_cudnn_attention_backward", "_scaled_dot_product_fused_attention_overrideable",
+              "_scaled_dot_product_fused_attention_overrideable_backward", "_fused_sdp_choice",
+              "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_flash_attention_forward",
+              "_efficient_attention_forward", "_triton_scaled_dot_attention", "_triton_multi_head_attention")
+_NLL = ("nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss2d", "nll_loss2d_forward",
+        "nll_loss2d_backward", "nll_loss_nd", "cross_entropy_loss")
+_SILU = ("silu", "silu_", "silu_backward")
+_LOGSUMEXP = ("logsumexp", "special_logsumexp")
+# SDPA computes a softmax (softmax(x) is attention with keys = I·√d and values = I), so a
+# challenge that withholds softmax withholds attention too.
+WITHHELD_BY_LEAF: dict[str, tuple[str, ...]] = {
+    "softmax": _SOFTMAX + _ATTENTION, "log_softmax": _SOFTMAX + _ATTENTION, "Softmax": _SOFTMAX + _ATTENTION,
+    "LogSoftmax": _SOFTMAX + _ATTENTION,
+    "layer_norm": _NORMS, "native_layer_norm": _NORMS, "LayerNorm": _NORMS, "rms_norm": _NORMS, "RMSNorm": _NORMS,
+    "silu": _SILU, "SiLU": _SILU, "logsumexp": _LOGSUMEXP,
+    "cross_entropy": _SOFTMAX + _NLL, "CrossEntropyLoss": _SOFTMAX + _NLL, "nll_loss": _NLL,
+    "scaled_dot_product_attention": _ATTENTION, "multi_head_attention_forward": _ATTENTION,
+    "MultiheadAttention": _ATTENTION, "TransformerEncoderLayer": _ATTENTION, "TransformerDecoderLayer": _ATTENTION,
+}
+
+
+def withheld(forbidden: Iterable[str]) -> set[str]:
+    """The ATen packet names ("aten::_softmax") a challenge with this `forbidden` list withholds."""
+    found: set[str] = set()
+    for api in forbidden:
+        found.update(f"aten::{name}" for name in WITHHELD_BY_LEAF.get(api.rsplit(".", 1)[-1], ()))
+    return found
+
+
+# --- the common vocabulary ---------------------------------------------------------------
+
+def _idioms_core(torch) -> None:
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 4, generator=g, requires_grad=True)
+    y = torch.randn(2, 3, 4, generator=g, requires_grad=True)
+    w = torch.randn(4, 5, generator=g, requires_grad=True)
+    positive = x.abs() + 1
+    out = [
+        # elementwise
+        x + y, x - y, x * y, x / y, x + 1, x * 2.0, 2.0 - x, 1 / positive, -x, x.abs(), x.exp(), x.exp2(),
+        x.expm1(), positive.log(), positive.log1p(), positive.log2(), positive.sqrt(), positive.rsqrt(),
+        x.pow(2), positive.pow(y), x ** 2, 2 ** x, x.square(), positive.reciprocal(), x.sin(), x.cos(), x.tan(),
+        x.tanh(), x.sigmoid(), x.erf(), x.clamp(-1, 1), x.clamp(min=0), x.clamp(max=0), x.clamp_min(0),
+        x.clamp_max(0), torch.maximum(x, y), torch.minimum(x, y), torch.where(x > 0, x, y),
+        torch.where(x > 0, x, 0.0), x.masked_fill(x > 0, float("-inf")).nan_to_num(0.0), x.sign() * x,
+        x.floor() + x.ceil() + x.round() + x.trunc() + x.frac(), torch.fmod(x, 2.0), torch.remainder(x, 2.0),
+        torch.lerp(x, y, 0.5), torch.addcmul(x, x, y, value=0.5), torch.addcdiv(x, y, positive),
+        torch.atan2(x, positive), torch.hypot(x, y), x.cosh(), x.sinh(), x.atan(), x.asin().nan_to_num(),
+        torch.logaddexp(x, y), torch.xlogy(x, positive), F.relu(x), F.gelu(x), F.gelu(x, approximate="tanh"),
+        F.leaky_relu(x), F.elu(x), F.softplus(x), F.mish(x), F.relu6(x), F.hardtanh(x),
+        torch.sigmoid(x) * x, F.logsigmoid(x), F.glu(torch.cat((x, y), -1)),
+        # reductions
+        x.sum(), x.sum(-1, keepdim=True), x.mean(), x.mean(-1, keepdim=True), x.var(-1, unbiased=False),
+        x.var(-1, correction=0), x.var(), x.std(-1), torch.var_mean(x, -1, correction=0)[0],
+        torch.std_mean(x, -1)[1], x.amax(-1), x.amin(-1), x.max(), x.min(), x.max(-1).values,
+        x.max(-1, keepdim=True)[0], x.min(-1).values, torch.max(x, y), torch.min(x, y), x.prod(-1),
+        x.cumsum(-1), x.cumprod(-1), x.norm(dim=-1), torch.linalg.vector_norm(x, dim=-1),
+        torch.linalg.norm(x, dim=-1), F.normalize(x, dim=-1), x.nansum(), x.median(-1).values,
+        x.sort(-1).values, x.topk(2, -1).values, x.kthvalue(2, -1).values,
+        # matmul
+        x @ w, torch.matmul(x, w), x.matmul(w), torch.einsum("bij,jk->bik", x, w),
+        torch.einsum("bik,bjk->bij", x, y), x @ y.transpose(-2, -1), torch.bmm(x, y.transpose(1, 2)),
+        x[0] @ w, torch.mm(x[0], w), x[0, 0] @ w, x[0, 0] @ x[0, 0], torch.dot(x[0, 0], y[0, 0]),
+        torch.outer(x[0, 0], y[0, 0]), torch.addmm(w[0], x[0], w), torch.baddbmm(x @ y.transpose(1, 2), x, y.transpose(1, 2)),
+        F.linear(x, w.T), F.linear(x, w.T, w[0]), torch.tensordot(x, w, dims=([2], [0])),
+        x.unsqueeze(1) @ w, torch.mv(w.T, x[0, 0]),
+        # shapes and views
+        x.view(6, 4), x.reshape(2, 12), x.transpose(0, 1), x.transpose(-2, -1).contiguous(), x.permute(2, 0, 1),
+        x[0].t(), x[0].T, x.mT, x.unsqueeze(0).squeeze(0), x.unsqueeze(-1).squeeze(), x.flatten(),
+        x.flatten(1), x.unflatten(-1, (2, 2)), x[:, :1].expand(2, 3, 4), x[:, :1].expand_as(x), x.repeat(1, 2, 1),
+        x.repeat_interleave(2, dim=1), x.clone(), x.detach() * x, torch.cat(x.chunk(2, -1), -1),
+        torch.cat(x.split(1, 1), 1), torch.stack(x.unbind(1), 1), x.narrow(-1, 0, 2), x[..., 1:3], x[:, None],
+        x[:, [0, 2]], x[x > 0], x[:, -1, :], x.index_select(1, torch.tensor([0, 2])),
+        x.gather(-1, torch.zeros(2, 3, 1, dtype=torch.long)), x.flip(-1), x.roll(1, -1),
+        torch.tril(x[0]), torch.triu(x[0], 1), x.movedim(0, -1), x.swapaxes(0, 1), x.diagonal(0, -2, -1),
+        torch.hstack((x[0], y[0])), torch.vstack((x[0], y[0])), x.view_as(y), x.reshape_as(y), x.type_as(y),
+        torch.broadcast_to(x[:, :1], (2, 3, 4)), torch.atleast_2d(x), x.float(), x.double().float(),
+        torch.nn.functional.pad(x, (1, 1)), torch.diag(x[0, 0]),
+        x.scatter(-1, torch.zeros(2, 3, 1, dtype=torch.long), 1.0), torch.take_along_dim(x, torch.zeros(2, 3, 1, dtype=torch.long), -1),
+        x.unfold(-1, 2, 1), torch.cumsum(x, 0), torch.diff(x, dim=-1), torch.block_diag(x[0], y[0]),
+    ]
+    total = sum(t.sum() for t in out if t.is_floating_point())
+    total.backward()
+    # in place, on tensors that need no gradient
+    z = x.detach().clone()
+    z.add_(1).mul_(2).sub_(1).div_(2).clamp_(-1, 1).masked_fill_(z > 0.5, 0.0).exp_().neg_().abs_()
+    z[0] = 1.0
+    z[:, 0] = torch.zeros(4)
+    z[z > 0] = 0.0
+    z.copy_(y.detach()).zero_().fill_(1.0).pow_(2).sqrt_().tanh_()
+    z.index_fill_(1, torch.tensor([0]), 2.0)
+    z.scatter_(-1, torch.zeros(2, 3, 1, dtype=torch.long), 1.0)
+
+
+def _idioms_creation(torch) -> None:
+    g = torch.Generator().manual_seed(0)
+    made = [
+        torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.full((2, 3), float("-inf")),
+        torch.full((2, 3), True), torch.empty(2, 3).fill_(0), torch.arange(5), torch.arange(0, 4, 2).float(),
+        torch.arange(4, dtype=torch.float32), torch.linspace(0, 1, 5), torch.eye(3), torch.tensor([1.0, 2.0]),
+        torch.tensor(3.0), torch.tensor([[True, False]]), torch.as_tensor([1, 2]), torch.rand(2, generator=g),
+        torch.randn(2, 2, generator=g), torch.randint(0, 5, (3,), generator=g), torch.randperm(4, generator=g),
+        torch.zeros_like(torch.ones(2)), torch.ones_like(torch.ones(2)), torch.full_like(torch.ones(2), 3.0),
+        torch.empty_like(torch.ones(2)).fill_(1), torch.rand_like(torch.ones(2)), torch.randn_like(torch.ones(2)),
+        torch.ones(3, 3).tril(), torch.ones(3, 3, dtype=torch.bool).triu(1), torch.tril(torch.ones(3, 3)) == 0,
+        torch.ones(2).new_zeros(3), torch.ones(2).new_ones(3), torch.ones(2).new_full((3,), 2.0),
+        torch.ones(2).new_tensor([1.0]), torch.ones(2).new_empty(3).zero_(), torch.logspace(0, 1, 3),
+        torch.tril_indices(3, 3), torch.triu_indices(3, 3), torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")[0],
+        torch.polar(torch.ones(2), torch.zeros(2)), torch.complex(torch.ones(2), torch.zeros(2)),
+        torch.from_numpy(__import__("numpy").ones(2)),
+    ]
+    ints = torch.arange(6).view(2, 3)
+    a, b = torch.ones(3), torch.zeros(3)
+    checks = [
+        a == b, a != b, a < b, a <= b, a > b, a >= b, (a > 0) & (b > 0), (a > 0) | (b > 0), ~(a > 0), (a > 0) ^ (b > 0),
+        torch.logical_and(a > 0, b > 0), torch.logical_or(a > 0, b > 0), torch.logical_not(a > 0),
+        torch.isfinite(a), torch.isnan(a), torch.isinf(a), torch.isclose(a, b), torch.allclose(a, b) and a,
+        torch.equal(a, b) and a, (a > 0).all(), (a > 0).any(), a.argmax(), a.argmin(), a.argsort(),
+        torch.count_nonzero(a), torch.nonzero(a), a.bool(), a.long(), a.int(), a.to(torch.float64),
+        a.to(dtype=torch.float16), a.to("cpu"), a.cpu(), ints // 2, ints % 2, ints * 2, ints.sum(), ints.max(),
+        torch.bucketize(a, b), torch.searchsorted(torch.arange(3.0), a), a.unique(),
+        torch.multinomial(torch.ones(2, 4), 1, generator=g), torch.multinomial(torch.ones(4), 2, replacement=True),
+        torch.topk(a, 2).indices, a.sort(descending=True).indices, torch.bernoulli(torch.full((3,), 0.5), generator=g),
+        torch.distributions.Categorical(probs=torch.ones(4) / 4).sample(), torch.where(a > 0), torch.clamp(ints, 0, 3), a.masked_select(a > 0),
+        torch.nn.functional.one_hot(torch.arange(3), 4), a.view(torch.int32),
+    ]
+    a.sum().item()
+    a.tolist()
+    a.numpy()
+    int(a[0])
+    float(a.sum())
+    bool(a[0] > 0)
+    del made, checks
+
+
+def _idioms_nn(torch) -> None:
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Dropout(0.1), nn.Linear(8, 4, bias=False), nn.ReLU(),
+                          nn.Tanh(), nn.Sigmoid(), nn.Identity())
+    embed = nn.Embedding(10, 4)
+    layers = nn.ModuleList([nn.Linear(4, 4)])
+    weight = nn.Parameter(torch.ones(4))
+    bias = nn.Parameter(torch.zeros(4))
+    buffer_owner = nn.Module()
+    buffer_owner.register_buffer("mask", torch.ones(3, 3).tril())
+    for init in (nn.init.normal_, nn.init.uniform_, nn.init.xavier_uniform_, nn.init.xavier_normal_,
+                 nn.init.kaiming_uniform_, nn.init.kaiming_normal_, nn.init.zeros_, nn.init.ones_,
+                 nn.init.trunc_normal_, nn.init.orthogonal_):
+        init(torch.empty(4, 4))
+    nn.init.constant_(torch.empty(4), 0.5)
+    x = torch.randn(2, 3, 4)
+    for mode in ("train", "eval"):
+        getattr(model, mode)()
+        out = model(x + embed(torch.tensor([[1, 2, 3], [4, 5, 6]])))
+        out = layers[0](out) * weight + bias
+        out.sum().backward()
+        model.zero_grad(set_to_none=True)
+    with torch.no_grad():
+        model(x)
+    torch.nn.functional.dropout(x, 0.1, training=True)
+    model.state_dict()
+    model.load_state_dict(model.state_dict())
+    sum(p.numel() for p in model.parameters())
+
+
+def _idioms_silu(torch) -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    (torch.nn.functional.silu(x) + torch.nn.SiLU()(x)).sum().backward()
+
+
+def _idioms_logsumexp(torch) -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    (x.logsumexp(-1) + torch.logsumexp(x, 0).sum()).sum().backward()
+
+
+def _idioms_softmax(torch) -> None:
+    F = torch.nn.functional
+    x = torch.randn(2, 3, requires_grad=True)
+    (torch.softmax(x, -1) + F.softmax(x, dim=0) + x.softmax(-1) + F.log_softmax(x, -1) + torch.log_softmax(x, 0)
+     + torch.nn.Softmax(dim=-1)(x)).sum().backward()
+    F.cross_entropy(x, torch.tensor([0, 1])).backward()
+    torch.softmax(x.detach().double(), -1)
+
+
+def _idioms_norms(torch) -> None:
+    F = torch.nn.functional
+    x = torch.randn(2, 3, 4, requires_grad=True)
+    norm = torch.nn.LayerNorm(4)
+    (norm(x) + F.layer_norm(x, (4,)) + F.rms_norm(x, (4,))).sum().backward()
+
+
+def _idioms_attention(torch) -> None:
+    F = torch.nn.functional
+    q = torch.randn(1, 2, 3, 4, requires_grad=True)
+    mask = torch.ones(3, 3, dtype=torch.bool).tril()
+    (F.scaled_dot_product_attention(q, q, q) + F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+     + F.scaled_dot_product_attention(q, q, q, is_causal=True)).sum().backward()
+
+
+# Idioms by family; a challenge's vocabulary is every family whose ops it does not withhold.
+IDIOMS: dict[str, Callable] = {"core": _idioms_core, "creation": _idioms_creation, "nn": _idioms_nn,
+                               "silu": _idioms_silu, "logsumexp": _idioms_logsumexp, "softmax": _idioms_softmax,
+                               "norms": _idioms_norms, "attention": _idioms_attention}
+
+
+# --- recording ---------------------------------------------------------------------------
+
+def op_name(func) -> str:
+    """The overload packet of an OpOverload: "aten::add" for aten.add.Tensor."""
+    schema = getattr(func, "_schema", None)
+    return schema.name if schema is not None else str(func)
+
+
+@contextlib.contextmanager
+def recording(ops: set[str], only_from: str | None = None):
+    """Record the packet of every op dispatched inside; with `only_from`, only ops reached
+    while a frame of that file is on the stack."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Recorder(TorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            return False
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if only_from is None or _on_stack(only_from):
+                ops.add(op_name(func))
+            return func(*args, **(kwargs or {}))
+
+    with Recorder():
+        yield
+
+
+def _on_stack(filename: str) -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def vocabulary(families: Iterable[str]) -> set[str]:
+    import torch
+
+    ops: set[str] = set()
+    for family in families:
+        with recording(ops):
+            IDIOMS[family](torch)
+    return ops
+
+
+def measure_suite(challenge_id: str, path: Path) -> set[str]:
+    """Ops of the worker's side of grading `path` against the hidden suite (every request's
+    decoding, handling and encoding), as in the sandbox."""
+    from quizforge.challenges import load_challenge
+    from quizforge.grading.judge import run_suite
+    from quizforge.grading.loopback import LoopbackSubmission
+    from quizforge.grading.sandboxed import protocol
+
+    ops: set[str] = set()
+
+    class Recorded(LoopbackSubmission):
+        def _request(self, op: str, **fields):
+            from quizforge.grading.submission import reply_value
+
+            self._next_id += 1
+            frame = protocol.encode({"op": op, "id": self._next_id, **fields})
+            with recording(ops):
+                reply_frame = self._server.handle(protocol.decode_frame(frame))
+            return reply_value(protocol.decode_frame(reply_frame), self._next_id, "out of memory")
+
+    submission = Recorded(path)
+    try:
+        run_suite(load_challenge(challenge_id), submission, ["-p", "no:unraisableexception"])
+    finally:
+        submission.close()
+    return ops
+
+
+def measure_public(challenge_id: str, path: Path) -> set[str]:
+    """Ops reached from `path`'s own code while the exercise's public tests run on it."""
+    import pytest
+
+    from quizforge.challenges import load_challenge
+
+    ops: set[str] = set()
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(load_challenge(challenge_id).folder / "test_public.py", folder)
+        starter = Path(folder) / "starter.py"
+        shutil.copy(path, starter)
+        (Path(folder) / "pytest.ini").write_text("[pytest]\n")
+        for name in ("starter", "test_public"):
+            sys.modules.pop(name, None)
+        with recording(ops, only_from=str(starter)), contextlib.redirect_stdout(io.StringIO()):
+            pytest.main([folder, "-q", "-p", "no:cacheprovider", "-p", "no:unraisableexception"])
+        for name in ("starter", "test_public"):
+            sys.modules.pop(name, None)
+    return ops
+
+
+def honest_files(challenge_id: str) -> list[Path]:
+    from quizforge.challenges import load_challenge
+
+    challenge = load_challenge(challenge_id)
+    return [CHECKOUT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok"), *challenge.variants("bug")]
+
+
+def allowed_ops(challenge_id: str) -> list[str]:
+    """The measured allow-list of one challenge. SystemExit if an honest file needs a withheld op."""
+    from quizforge.challenges import load_challenge
+
+    refused = withheld(load_challenge(challenge_id).forbidden)
+    measured: dict[str, set[str]] = {}
+    for path in honest_files(challenge_id):
+        for op in measure_suite(challenge_id, path) | measure_public(challenge_id, path):
+            measured.setdefault(op, set()).add(path.name)
+    clash = {op: files for op, files in measured.items() if op in refused}
+    if clash:
+        raise SystemExit(f"{challenge_id}: honest code reaches withheld ops: {clash}")
+    families = [f for f, run in IDIOMS.items() if not (vocabulary([f]) & refused)]
+    return sorted(set(measured) | (vocabulary(families) - refused))
+
+
+# --- challenge.toml ----------------------------------------------------------------------
+
+_BLOCK = re.compile(r"(?ms)^# The ATen ops.*?^allowed_ops = \[.*?^\]\n")
+COMMENT = ("# The ATen ops (overload packets) the worker lets this challenge's submissions reach; every other\n"
+           "# op is refused. Measured: python -m quizforge.grading.measure_ops --write (do not edit by hand).\n")
+
+
+def with_allowed_ops(text: str, ops: list[str]) -> str:
+    """challenge.toml's text with its allowed_ops block replaced, or added before call_timeout."""
+    lines, line = [], "   "
+    for op in ops:
+        item = f' "{op}",'
+        if len(line) + len(item) > 110:
+            lines.append(line)
+            line = "   "
+        line += item
+    block = COMMENT + "allowed_ops = [\n" + "".join(f"{text}\n" for text in [*lines, line] if text.strip()) + "]\n"
+    if _BLOCK.search(text):
+        return _BLOCK.sub(lambda _: block, text, count=1)
+    return re.sub(r"(?m)^call_timeout", lambda m: block + m.group(0), text, count=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from quizforge.challenges import challenge_ids, load_challenge
+    from quizforge.threads import single_thread
+
+    parser = argparse.ArgumentParser(prog="python -m quizforge.grading.measure_ops", description=__doc__.split("\n")[0])
+    parser.add_argument("challenges", nargs="*", help="challenge ids (default: all)")
+    parser.add_argument("--write", action="store_true", help="rewrite allowed_ops in each challenge.toml")
+    args = parser.parse_args(argv)
+    if not (CHECKOUT / "solutions").is_dir():
+        print(f"needs a source checkout: {CHECKOUT / 'solutions'} is not there", file=sys.stderr)
+        return 2
+    for challenge_id in args.challenges or challenge_ids():
+        with single_thread():
+            ops = allowed_ops(challenge_id)
+        challenge = load_challenge(challenge_id)
+        before = set(challenge.allowed_ops or ())
+        added, removed = sorted(set(ops) - before), sorted(before - set(ops))
+        change = (f"; + {', '.join(added)}" if added else "") + (f"; - {', '.join(removed)}" if removed else "")
+        print(f"{challenge_id}: {len(ops)} ops" + (change if before else ""))
+        if args.write:
+            toml = challenge.meta / "challenge.toml"
+            toml.write_text(with_allowed_ops(toml.read_text(encoding="utf-8"), ops), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
