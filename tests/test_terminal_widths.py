@@ -13,7 +13,8 @@ WIDTHS = (40, 80, 120)
 
 def whole_on_a_line(text: str, piece: str) -> bool:
     """`piece` appears on one line, not as part of a longer name or number."""
-    pattern = re.compile(r"(?<![\w,.+-])" + re.escape(piece) + r"(?![\w,.+-])")
+    # a comma after it ends a list ("train_bpe, encode") unless a digit follows (1,048 is one number)
+    pattern = re.compile(r"(?<![\w,.+-])" + re.escape(piece) + r"(?![\w.+-]|,\d)")
     return any(pattern.search(line) for line in text.splitlines())
 
 
