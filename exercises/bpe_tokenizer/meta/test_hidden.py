@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import random
 import re
+import time
 from collections import defaultdict
 
 from quizforge.challenges import checks, seeds
@@ -332,7 +333,16 @@ def test_decode_replaces_invalid_utf8(submission):
         "decode should replace invalid UTF-8 with U+FFFD (errors=\"replace\"), not raise or drop bytes")
 
 
+# The challenge's call_timeout (meta/challenge.toml). The worker enforces it too; timing the call here
+# as well makes the verdict the same wherever the submission runs (an in-process timer signal may
+# land late, inside a long C call).
+CALL_LIMIT = 8.0
+
+
 def test_training_on_200_kb_is_fast_enough(submission):
     text = corpus(13, 200_000)
+    start = time.perf_counter()
     got = trained(submission, text, 1000, [EOT], hint=SPEED_HINT)
+    elapsed = time.perf_counter() - start
+    assert elapsed <= CALL_LIMIT, f"training on 200 KB took {elapsed:.1f} s, over the {CALL_LIMIT:g} s limit — {SPEED_HINT}"
     assert_same_training(got, text, 1000, [EOT], replay=False)
