@@ -86,5 +86,9 @@ def due_reviews(history, now: float, scope: Iterable[str] | None = None) -> DueR
     hit_at = {t: max(hit for at, hit in pairs if at <= now) for t, pairs in drill.remedial.items()
               if t not in served and any(at <= now for at, _ in pairs)}
     items += [(t, "remedial") for t in sorted(hit_at, key=lambda t: (-hit_at[t], t))]
-    upcoming = [at for t in drill.templates() if (at := drill.due_at(t)) > now]
-    return DueReviews(items, min(upcoming) if upcoming else None)
+    return DueReviews(items, next_due({t: drill.due_at(t) for t in drill.templates()}, now))
+
+
+def next_due(times: dict[str, float], now: float) -> float | None:
+    """When the soonest review not yet due at `now` falls due; None when none is scheduled."""
+    return min((at for at in times.values() if at > now), default=None)

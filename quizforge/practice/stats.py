@@ -65,7 +65,7 @@ from collections import Counter, defaultdict
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from quizforge.practice.due import drill_due_times, due_reviews, interview_due_times
+from quizforge.practice.due import drill_due_times, interview_due_times, next_due
 from quizforge.practice.store import local_day
 
 INTERVIEW = "interview"
@@ -201,8 +201,8 @@ def _streak_section(attempts: list, today: str) -> dict[str, Any]:
 def _due_section(history, cards: dict, now: float, today: str) -> dict[str, Any]:
     horizon = [_shift(today, i) for i in range(FORECAST_DAYS)]
     counts = dict.fromkeys(horizon, 0)
-    reviews = due_reviews(history, now)
-    kinds = {"drill": (drill_due_times(history), "template:"), "interview": (interview_due_times(history), "interview:")}
+    drill_times = drill_due_times(history)
+    kinds = {"drill": (drill_times, "template:"), "interview": (interview_due_times(history), "interview:")}
     out: dict[str, Any] = {}
     beyond = later_today = 0
     for kind, (times, prefix) in kinds.items():
@@ -218,7 +218,7 @@ def _due_section(history, cards: dict, now: float, today: str) -> dict[str, Any]
             else:
                 beyond += 1
     return {"now": out["drill"]["now"] + out["interview"]["now"], "later_today": later_today,
-            "next_at": reviews.next_at,
+            "next_at": next_due(drill_times, now),
             "scheduled": out["drill"]["scheduled"] + out["interview"]["scheduled"],
             "new_today": out["drill"]["new_today"] + out["interview"]["new_today"],
             "drill": out["drill"], "interview": out["interview"],
