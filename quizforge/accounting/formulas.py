@@ -124,6 +124,13 @@ def param_closed_form(cfg: ModelConfig) -> ClosedForm:
     return ClosedForm(dict(_param_components(Structure.of(cfg))), symbol_values(cfg))
 
 
+@lru_cache(maxsize=4096)
+def param_total(cfg: ModelConfig) -> int:
+    """cfg's parameter count from its closed form; cached, as templates count the same few
+    presets (and their variants) over and over."""
+    return param_closed_form(cfg).total
+
+
 @lru_cache(maxsize=256)
 def _param_components(cfg: Structure) -> dict[str, sp.Expr]:
     A, F, N = attention_params(cfg), ffn_params(cfg), norm_params(cfg)

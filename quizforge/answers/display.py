@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from quizforge.answers.rounding import as_fraction, round_half_away
@@ -15,6 +16,8 @@ def _group(digits: str) -> str:
     return f"{int(digits):,}"
 
 
+# Typed: a float and the Fraction of its binary value are equal but print differently.
+@lru_cache(maxsize=65536, typed=True)
 def format_number(x: Number, decimals: int | None = None) -> str:
     """An answer value as text that parse_number reads back: integers with thousands
     separators ('1,048,576'); with `decimals`, rounded half away from zero to exactly

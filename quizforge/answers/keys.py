@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Iterable, Mapping
 
 from quizforge.answers.display import format_number
@@ -85,33 +85,8 @@ class NumericKey:
     @cached_property
     def _printed_ends(self) -> tuple[tuple[Fraction, str], tuple[Fraction, str]]:
         """Each end of the range as (exact value, decimal text): one computation serves both
-        what is printed and what is accepted. A float is read as its shortest decimal (1.05e24
-        is 1.05e24, not the binary value just below it); an end that is no short decimal is
-        rounded outward by less than a hundredth of the range's width, so nothing inside the
-        stated tolerance is refused."""
-        v = _as_decimal(self.value)
-        if self.mode == "exact":
-            return (v, ""), (v, "")
-        if self.mode == "abs":
-            low, high = v - _as_decimal(self.tol), v + _as_decimal(self.tol)
-        elif self.mode == "rel":
-            d = _as_decimal(self.tol) * abs(v)
-            low, high = v - d, v + d
-        else:
-            low, high = _as_decimal(self.low), _as_decimal(self.high)  # type: ignore[arg-type]
-        if self.decimals is not None:
-            unit_step = Fraction(1, 10**self.decimals)
-            low, high = math.floor(low / unit_step) * unit_step, math.ceil(high / unit_step) * unit_step
-            return (low, format_number(low, self.decimals)), (high, format_number(high, self.decimals))
-        if low == high:   # a zero tolerance: the value itself, as a fraction if it is no short decimal
-            text = _end_text(low) if _short_decimal(low) else format_number(low)
-            return (low, text), (high, text)
-        step = Fraction(10) ** _floor_log10((high - low) / 100)
-        if not _short_decimal(low):
-            low = math.floor(low / step) * step
-        if not _short_decimal(high):
-            high = math.ceil(high / step) * step
-        return (low, _end_text(low)), (high, _end_text(high))
+        what is printed and what is accepted (see printed_range_ends)."""
+        return printed_range_ends(self.value, self.mode, self.tol, self.low, self.high, self.decimals)
 
     def accepts(self, x: Number) -> bool:
         """Whether the (parsed) value x is a correct answer."""
@@ -194,6 +169,41 @@ class NumericKey:
 def _as_decimal(x: Number) -> Fraction:
     """x exactly, a float read as its shortest decimal form (0.01 is 1/100)."""
     return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+# Typed, so that a float and the Fraction of its binary value (equal, and equally hashed) stay
+# apart: a float end is read as its shortest decimal, a Fraction exactly. Options, redraws and
+# misconception checks build keys for the same few values over and over.
+@lru_cache(maxsize=65536, typed=True)
+def printed_range_ends(value: Number, mode: str, tol: Number, low: Number | None, high: Number | None,
+                       decimals: int | None) -> tuple[tuple[Fraction, str], tuple[Fraction, str]]:
+    """Each end of a key's range as (exact value, decimal text). A float is read as its
+    shortest decimal (1.05e24 is 1.05e24, not the binary value just below it); an end that is
+    no short decimal is rounded outward by less than a hundredth of the range's width, so
+    nothing inside the stated tolerance is refused."""
+    v = _as_decimal(value)
+    if mode == "exact":
+        return (v, ""), (v, "")
+    if mode == "abs":
+        low, high = v - _as_decimal(tol), v + _as_decimal(tol)
+    elif mode == "rel":
+        d = _as_decimal(tol) * abs(v)
+        low, high = v - d, v + d
+    else:
+        low, high = _as_decimal(low), _as_decimal(high)  # type: ignore[arg-type]
+    if decimals is not None:
+        unit_step = Fraction(1, 10**decimals)
+        low, high = math.floor(low / unit_step) * unit_step, math.ceil(high / unit_step) * unit_step
+        return (low, format_number(low, decimals)), (high, format_number(high, decimals))
+    if low == high:   # a zero tolerance: the value itself, as a fraction if it is no short decimal
+        text = _end_text(low) if _short_decimal(low) else format_number(low)
+        return (low, text), (high, text)
+    step = Fraction(10) ** _floor_log10((high - low) / 100)
+    if not _short_decimal(low):
+        low = math.floor(low / step) * step
+    if not _short_decimal(high):
+        high = math.ceil(high / step) * step
+    return (low, _end_text(low)), (high, _end_text(high))
 
 
 def _floor_log10(x: Fraction) -> int:

@@ -21,9 +21,9 @@ MILLIONS = Unit("millions", "count", 10**6, ("millions",), after_number="million
 
 
 def _count(cfg) -> int:
-    from quizforge.accounting.formulas import param_closed_form
+    from quizforge.accounting.formulas import param_total
 
-    return param_closed_form(cfg).total
+    return param_total(cfg)
 
 
 def _measured_total(cfg):

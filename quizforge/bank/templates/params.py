@@ -20,9 +20,9 @@ HEADS = (4, 8, 12, 16)
 
 
 def _count(cfg) -> int:
-    from quizforge.accounting.formulas import param_closed_form
+    from quizforge.accounting.formulas import param_total
 
-    return param_closed_form(cfg).total
+    return param_total(cfg)
 
 
 def _per_layer(cfg) -> int:
