@@ -329,12 +329,12 @@ PREAMBLE = (
     # a display formula wider than the text is scaled down to fit it
     '#let fit(body) = layout(size => { let w = measure(body).width\n'
     '  if w > size.width { scale(size.width / w * 100%, reflow: true, body) } else { body } })\n'
-    # answer marks as on an OMR sheet: a circle for one answer, a square for several
-    '#let bubble(shape, filled) = box(baseline: 1.5pt, if shape == "MCQ" {\n'
-    '  circle(radius: 4.5pt, stroke: 0.6pt, fill: if filled { black } else { none }) } else {\n'
-    '  rect(width: 9pt, height: 9pt, stroke: 0.6pt, fill: if filled { black } else { none }) })\n'
-    '#let option(mark, body) = grid(columns: (2.2em, 1.4em, 1fr), column-gutter: 0.2em, row-gutter: 0pt,\n'
-    '  align(center, mark), body.at(0), body.at(1))\n'
+    # answer marks as on an OMR sheet: a circle for one answer, a square for several; an
+    # option is a paragraph whose later lines hang under its text (a grid costs typst far more)
+    '#let bubble-mcq = box(baseline: 1.5pt, circle(radius: 4.5pt, stroke: 0.6pt))\n'
+    '#let bubble-mcq-filled = box(baseline: 1.5pt, circle(radius: 4.5pt, stroke: 0.6pt, fill: black))\n'
+    '#let bubble-msq = box(baseline: 1.5pt, rect(width: 9pt, height: 9pt, stroke: 0.6pt))\n'
+    '#let bubble-msq-filled = box(baseline: 1.5pt, rect(width: 9pt, height: 9pt, stroke: 0.6pt, fill: black))\n'
     '#let answer-box = [*Answer:* #box(baseline: 4pt, rect(width: 6cm, height: 16pt, stroke: 0.6pt))]\n'
 )
 
@@ -358,8 +358,16 @@ def name_markup(name: str) -> str:
 def _option_lines(question, md, with_answer: bool) -> list[str]:
     from quizforge.bank.question import LETTERS
 
-    return [f"#option(bubble({_string(question.kind)}, {'true' if with_answer and option.correct else 'false'}), "
-            f"([({LETTERS[i]})], [{md(option.md)}]))" for i, option in enumerate(question.options)]
+    lines = []
+    for i, option in enumerate(question.options):
+        bubble = f"bubble-{question.kind.lower()}" + ("-filled" if with_answer and option.correct else "")
+        lines.append(f"#par(hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center, {bubble}))"
+                     f"#box(width: 1.6em)[({LETTERS[i]})]{md(option.md)}]")
+    return lines
+
+
+STEP_INDENT = "1.6em"   # a solution step's number, and where its later lines start
+OPTION_INDENT = "4em"   # the bubble's column and the letter's: an option's later lines start under its text
 
 
 def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
@@ -389,14 +397,17 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     answer = key_matrix(question) if question.is_matrix else md(question.answer_md)
     key = [shown, f"*Answer:* {answer}{accepted}", "", "*Solution.*", ""]
     for n, step in enumerate(question.solution, 1):
-        body = f"{n}. *{md(step.title)}.* {md(step.md)}"  # numbered explicitly: a block breaks a list
+        # numbered by hand in the step's indent: a typst list (or a hanging-indent rule) costs
+        # typst several times as much to lay out, and a block would break a list anyway
+        body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
             body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
-        key.append(f"#block(breakable: false, width: 100%)[\n{body}\n]")
+        key.append(f"#block(breakable: false, width: 100%, inset: (left: {STEP_INDENT}))[\n{body}\n]")
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
         key += ["", "*Why each option is right or wrong.*", ""]
-        key += [f"- ({LETTERS[i]}) {'✓' if option.correct else '✗'} {md(option.why)}" for i, option in reasons]
+        key += [f"#par(hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center)[•])#box(width: 1.6em)"
+                f"[({LETTERS[i]})]{'✓' if option.correct else '✗'} {md(option.why)}]" for i, option in reasons]
     return "\n".join(key)
 
 
