@@ -361,13 +361,14 @@ def _option_lines(question, md, with_answer: bool) -> list[str]:
     lines = []
     for i, option in enumerate(question.options):
         bubble = f"bubble-{question.kind.lower()}" + ("-filled" if with_answer and option.correct else "")
-        lines.append(f"#par(hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center, {bubble}))"
+        lines.append(f"#par(spacing: {OPTION_SPACING}, hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center, {bubble}))"
                      f"#box(width: 1.6em)[({LETTERS[i]})]{md(option.md)}]")
     return lines
 
 
 STEP_INDENT = "1.6em"   # a solution step's number, and where its later lines start
 OPTION_INDENT = "4em"   # the bubble's column and the letter's: an option's later lines start under its text
+OPTION_SPACING = "0.75em"   # options (and reasons) sit closer together than paragraphs, as in a list
 
 
 def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
@@ -406,7 +407,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
         key += ["", "*Why each option is right or wrong.*", ""]
-        key += [f"#par(hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center)[•])#box(width: 1.6em)"
+        key += [f"#par(spacing: {OPTION_SPACING}, hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center)[•])#box(width: 1.6em)"
                 f"[({LETTERS[i]})]{'✓' if option.correct else '✗'} {md(option.why)}]" for i, option in reasons]
     return "\n".join(key)
 
