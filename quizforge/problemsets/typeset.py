@@ -329,8 +329,7 @@ PREAMBLE = (
     # a display formula wider than the text is scaled down to fit it
     '#let fit(body) = layout(size => { let w = measure(body).width\n'
     '  if w > size.width { scale(size.width / w * 100%, reflow: true, body) } else { body } })\n'
-    # answer marks as on an OMR sheet: a circle for one answer, a square for several; an
-    # option is a paragraph whose later lines hang under its text (a grid costs typst far more)
+    # answer marks as on an OMR sheet: a circle for one answer, a square for several
     '#let bubble-mcq = box(baseline: 1.5pt, circle(radius: 4.5pt, stroke: 0.6pt))\n'
     '#let bubble-mcq-filled = box(baseline: 1.5pt, circle(radius: 4.5pt, stroke: 0.6pt, fill: black))\n'
     '#let bubble-msq = box(baseline: 1.5pt, rect(width: 9pt, height: 9pt, stroke: 0.6pt))\n'
@@ -358,17 +357,21 @@ def name_markup(name: str) -> str:
 def _option_lines(question, md, with_answer: bool) -> list[str]:
     from quizforge.bank.question import LETTERS
 
-    lines = []
-    for i, option in enumerate(question.options):
-        bubble = f"bubble-{question.kind.lower()}" + ("-filled" if with_answer and option.correct else "")
-        lines.append(f"#par(spacing: {OPTION_SPACING}, hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center, {bubble}))"
-                     f"#box(width: 1.6em)[({LETTERS[i]})]{md(option.md)}]")
-    return lines
+    kind = question.kind.lower()
+    return [_marked_line(f"bubble-{kind}" + ("-filled" if with_answer and option.correct else ""), LETTERS[i],
+                         md(option.md)) for i, option in enumerate(question.options)]
 
 
 STEP_INDENT = "1.6em"   # a solution step's number, and where its later lines start
-OPTION_INDENT = "4em"   # the bubble's column and the letter's: an option's later lines start under its text
+MARK_COLUMN, LETTER_COLUMN = "2.4em", "1.6em"   # an option's bubble, then its letter
 OPTION_SPACING = "0.75em"   # options (and reasons) sit closer together than paragraphs, as in a list
+
+
+def _marked_line(mark: str, letter: str, text: str) -> str:
+    """An option (or a reason) as one paragraph: its mark and its letter in columns of their
+    own, its later lines hanging under its text (a typst grid or list costs far more)."""
+    return (f"#par(spacing: {OPTION_SPACING}, hanging-indent: {MARK_COLUMN} + {LETTER_COLUMN})"
+            f"[#box(width: {MARK_COLUMN}, align(center, {mark}))#box(width: {LETTER_COLUMN})[({letter})]{text}]")
 
 
 def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
@@ -407,8 +410,8 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
         key += ["", "*Why each option is right or wrong.*", ""]
-        key += [f"#par(spacing: {OPTION_SPACING}, hanging-indent: {OPTION_INDENT})[#box(width: 2.4em, align(center)[•])#box(width: 1.6em)"
-                f"[({LETTERS[i]})]{'✓' if option.correct else '✗'} {md(option.why)}]" for i, option in reasons]
+        key += [_marked_line("[•]", LETTERS[i], f"{'✓' if option.correct else '✗'} {md(option.why)}")
+                for i, option in reasons]
     return "\n".join(key)
 
 
