@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import Any
 
-from . import guards, protocol, seccomp
+from . import capability, guards, protocol, seccomp
 from .isolation import StepFailed
 
 REQUEST_FD = 3
@@ -88,21 +88,29 @@ def _refused_by_the_filter(exc: BaseException) -> str | None:
 
 
 class Server:
-    def __init__(self, path: str, torch_guards: guards.TorchGuards | None = None):
+    """`forbidden`: the challenge's forbidden APIs, for the capability compile; None imports the
+    submission as plain Python (only the tests of the second layer, the guards, on their own)."""
+
+    def __init__(self, path: str, torch_guards: guards.TorchGuards | None = None,
+                 capabilities: capability.Capabilities | None = None):
         self.path = path
         self.torch_guards = torch_guards
+        self.capabilities = capabilities
         self.module = None
         self.objects: dict[int, Any] = {}
 
     # --- requests --------------------------------------------------------------
 
     def op_load(self) -> None:
-        import importlib.util
+        if self.capabilities is None:
+            import importlib.util
 
-        spec = importlib.util.spec_from_file_location(SUBMISSION_MODULE, self.path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[SUBMISSION_MODULE] = module
-        spec.loader.exec_module(module)
+            spec = importlib.util.spec_from_file_location(SUBMISSION_MODULE, self.path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[SUBMISSION_MODULE] = module
+            spec.loader.exec_module(module)
+        else:
+            module = capability.load(self.path, self.capabilities)
         self.module = module
 
     def _name(self, name: str) -> Any:
@@ -238,6 +246,8 @@ class Server:
         if guards.HITS:
             message, where = guards.HITS[0]
             return {"kind": "forbidden", "message": message, "exc_type": None, "lineno": where}
+        if isinstance(exc, capability.Refused):
+            return {"kind": "forbidden", "message": text(exc), "exc_type": None, "lineno": exc.lineno}
         if isinstance(exc, SystemExit):
             code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
             return {"kind": "crash", "message": f"the submission exited (status {code or 0}) {during}",
@@ -323,12 +333,18 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
     """Install the guards and the seccomp filter, say hello on the reply fd, then answer requests
     until EOF. Never returns. A step that fails is the hello's answer instead: nothing of the
     submission has run yet, so the judge can trust it. `rules`: {"challenge": id, "forbidden":
-    [dotted APIs], "allowed_ops": [ATen packets] or None}."""
+    [dotted APIs], "allowed_ops": [ATen packets] or None, "capability": False only to test the
+    guards on their own}."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(submission)
     try:
         one_thread()
         forbidden = rules.get("forbidden", [])
+        capabilities = None
+        if rules.get("capability", True):
+            # Before the traps: it notes the forbidden objects themselves, not only their traps.
+            capabilities = capability.Capabilities(
+                forbidden, lambda message: guards.HITS.append((message, guards.submission_line(path))))
         guards.install_traps(forbidden, path)
         torch_guards = guards.TorchGuards(forbidden, path, rules.get("allowed_ops"), rules.get("challenge", ""))
         torch_guards.install()
@@ -338,7 +354,7 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
                    "hint": exc.hint}
         protocol.write_frame(REPLY_FD, protocol.encode(refusal))
         os._exit(111)
-    server = Server(path, torch_guards)
+    server = Server(path, torch_guards, capabilities)
     hello = {"id": 0, "ok": True, "value": {"torch_import_seconds": torch_import_seconds, "seccomp": filtered}}
     protocol.write_frame(REPLY_FD, protocol.encode(hello))
     while True:
