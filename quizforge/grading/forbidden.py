@@ -13,21 +13,18 @@ by computed names (`getattr(x, "_soft" + "max")`), the interpreter's internals
 private and operator namespaces (`torch._C`, `torch.ops`, `torch.library`), and
 `import quizforge` (the sandbox does not hold the package; saying so early is kinder).
 
-It is an allow-list, not only a deny-list: a submission may import only from
-ALLOWED_IMPORTS (and no private module in them), and may not write any name or attribute
+It is an allow-list, not only a deny-list: a submission may import only the modules the
+worker's capability compile allows (capability.MODULES, the one list both sides read), and
+may not write any name or attribute
 starting with "_" except the dunder methods a class defines (`def __init__`,
 `super().__init__()`, ALLOWED_DUNDERS) and `self._x` inside its own methods, so
 `T = (torch,)[0]; T._C`, `pkgutil.resolve_name(...)` and `pydoc.locate(...)` are refused
-however the object was reached. This is our own AST walk, not RestrictedPython: that
-compiles the submission with guard functions (`_getattr_`, ...) that would run inside the
-worker beside the untrusted code, adds a package to the worker's torch-and-stdlib path,
-and gives generic messages; the worker's torch-level guards already refuse at run time
-what a source check cannot see (guards.py), so this check is a readable first line that
-names the line and what is refused.
+however the object was reached. The walk is iterative and linear, and a tree deeper than
+capability.MAX_DEPTH or larger than capability.MAX_NODES is refused before anything else.
 
-This check gives clear early messages; it is not the only defence. The worker's
-guards (quizforge/grading/sandboxed/guards.py) refuse forbidden APIs at run time, down
-to torch's dispatcher, and the sandbox holds no copy of the reference to import.
+This check gives clear early messages, by line; it is not the rule that holds. The worker
+compiles the submission so that it can name only what capability.py allows, whatever this
+check missed, and the sandbox holds no copy of the reference to import.
 """
 
 from __future__ import annotations
@@ -36,9 +33,11 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable
 
+from quizforge.grading.sandboxed import capability
+
 DYNAMIC_NAMES = {"eval", "exec", "compile", "__import__", "__builtins__", "breakpoint", "globals", "locals", "vars"}
 DYNAMIC_MODULES = {"importlib", "builtins", "imp", "runpy", "marshal", "pickle", "code", "codeop",
-                   "ctypes", "_ctypes", "gc", "inspect", "types", "operator", "functools"}
+                   "ctypes", "_ctypes", "gc", "inspect", "types", "operator"}
 COMPUTED_LOOKUPS = {"getattr", "setattr", "delattr"}
 INTERNAL_ATTRIBUTES = {
     "__dict__", "__globals__", "__builtins__", "__code__", "__closure__", "__subclasses__", "__bases__",
@@ -51,19 +50,15 @@ INTERNAL_ATTRIBUTES = {
 TORCH_INTERNALS = {"ops", "library", "overrides", "utils._python_dispatch", "jit", "compile", "fx", "export",
                    "package", "hub", "utils.cpp_extension", "cuda.jiterator"}
 PACKAGE = "quizforge"
-# The only modules a submission may import from (their private submodules excepted).
-ALLOWED_IMPORTS = ("torch", "math", "numpy", "typing", "dataclasses", "functools", "itertools", "collections",
-                   "re", "heapq", "__future__")  # re, heapq: for the bpe_tokenizer challenge
+# The modules a submission may import, as the worker's capability compile allows them.
+ALLOWED_MODULES = frozenset(capability.MODULES) | {capability.FUTURE}
+ALLOWED_IMPORTS = tuple(dict.fromkeys(m.split(".")[0] for m in capability.import_roots())) + (capability.FUTURE,)
 # Public names that still run code the source does not show, or reach past the guards.
 HIDDEN_CODE = {"typing.get_type_hints", "typing.ForwardRef", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils",
                "numpy.testing", "numpy.load", "torch.load", "torch.serialization", "torch.multiprocessing",
                "torch.classes", "torch.distributed", "torch.cuda.jiterator"}
 # Dunder names a submission may write: the methods a class defines and calls on super().
-ALLOWED_DUNDERS = {"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__setitem__",
-                   "__contains__", "__iter__", "__next__", "__enter__", "__exit__", "__eq__", "__ne__", "__lt__",
-                   "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__add__", "__radd__", "__sub__",
-                   "__rsub__", "__mul__", "__rmul__", "__truediv__", "__matmul__", "__neg__", "__post_init__",
-                   "__name__", "__doc__", "__all__", "__slots__"}
+ALLOWED_DUNDERS = capability.ALLOWED_DUNDERS
 ALWAYS_REFUSED_CALLS = {"open", "input", "breakpoint", "exit", "quit", "help", "memoryview"}
 
 
@@ -80,7 +75,15 @@ class Violation:
         if self.api == "import":
             module = self.written.split()[1]
             return (f"line {self.lineno}: `{module}` cannot be imported: it is not allowed in a submission; "
-                    f"allowed: {', '.join(ALLOWED_IMPORTS[:-1])}")
+                    f"allowed: {', '.join(capability.import_roots())}")
+        if self.api == "limits":
+            return self.written
+        if self.api == "unlisted":
+            return (f"line {self.lineno}: `{self.written}` is not available in a submission: a module hands out "
+                    "only its public API")
+        if self.api == "match":
+            return (f"line {self.lineno}: `match` statements are not allowed in a submission (a class pattern "
+                    "reads attributes past the checks); use if/elif")
         if self.api == "private":
             return (f"line {self.lineno}: `{self.written}`: names starting with `_` are not allowed in a submission "
                     "(they reach Python's or torch's internals); `self._x` in your own methods and dunder "
@@ -132,15 +135,20 @@ class _Resolver:
                         self.aliases[node.targets[0].id] = path
 
     def resolve(self, node: ast.AST) -> str | None:
-        if isinstance(node, ast.Name):
-            return self.aliases.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            return f"{base}.{node.attr}" if base else None
-        if _is_getattr(node) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            base = self.resolve(node.args[0])
-            return f"{base}.{node.args[1].value}" if base else None
-        return None
+        """The dotted path an expression names, or None; a loop, not recursion (chains may be long)."""
+        parts: list[str] = []
+        while True:
+            if isinstance(node, ast.Name):
+                base = self.aliases.get(node.id)
+                return ".".join([base, *reversed(parts)]) if base else None
+            if isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            elif _is_getattr(node) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+                parts.append(node.args[1].value)
+                node = node.args[0]
+            else:
+                return None
 
 
 def _is_getattr(node: ast.AST) -> bool:
@@ -220,8 +228,23 @@ def _private_name(name: str) -> bool:
 
 
 def _import_refused(module: str) -> bool:
-    root = module.split(".")[0]
-    return root not in ALLOWED_IMPORTS or any(part.startswith("_") for part in module.split(".")[1:])
+    return module not in ALLOWED_MODULES
+
+
+def _unlisted(path: str) -> bool:
+    """Whether `path` is a name an allowed module does not hand out by its reviewed list (those
+    built from `__all__` are the worker's to judge: this side does not import the module)."""
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        spec = capability.MODULES.get(module)
+        if spec is None:
+            continue
+        name = parts[cut]
+        if f"{module}.{name}" in capability.MODULES:
+            return False
+        return name in spec.drop or (spec.only is not None and name not in spec.only)
+    return False
 
 
 def _hidden(path: str) -> bool:
@@ -231,6 +254,9 @@ def _hidden(path: str) -> bool:
 def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
     """Every reference to a forbidden, dynamic or internal API, and everything outside the
     allow-lists (imports, private names), in source order."""
+    problem = capability.bounded(tree)
+    if problem:
+        return [Violation("limits", problem, 0)]
     rules = _Rules(forbidden)
     resolver = _Resolver(tree)
     found: list[Violation] = []
@@ -250,7 +276,8 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
         elif root in DYNAMIC_MODULES:
             flag(module, node, written)
         elif _import_refused(module):
-            flag("private" if root in ALLOWED_IMPORTS else "import", node, written)
+            private = any(part.startswith("_") for part in module.split(".")[1:])
+            flag("private" if private else "import", node, written)
         elif _internal(module):
             flag("internals", node, written)
         elif _hidden(module):
@@ -260,7 +287,9 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
         return True
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Match):
+            flag("match", node, "match")
+        elif isinstance(node, ast.Import):
             for a in node.names:
                 if not check_module(a.name, node, f"import {a.name}") and rules.match(a.name):
                     flag(rules.match(a.name), node, f"import {a.name}")
@@ -280,6 +309,8 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                     flag("hidden", node, f"from {node.module} import {a.name}")
                 elif full == "sys.modules":
                     flag("sys.modules", node, "from sys import modules")
+                elif _unlisted(full):
+                    flag("unlisted", node, full)
                 elif _internal(full) or a.name in INTERNAL_ATTRIBUTES:
                     flag("internals", node, f"from {node.module} import {a.name}")
         elif isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
@@ -313,6 +344,8 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                     flag(PACKAGE, node)
                 elif _internal(path):
                     flag("internals", node)
+                elif _unlisted(path):
+                    flag("unlisted", node, path)
             elif node.attr in rules.methods:
                 flag(rules.methods[node.attr], node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in COMPUTED_LOOKUPS:

@@ -82,6 +82,8 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
                     total_seconds=challenge.total_timeout if time_limit is None else time_limit)
     source = read_submission(path) if source is None else source
     started = time.perf_counter()
+    # The suite's limit covers parsing and the static check too: a hostile file costs no more.
+    deadline = time.monotonic() + limits.total_seconds
 
     tree, problem = parse(source)
     if tree is not None and static_check:
@@ -95,10 +97,10 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         if missing:
             problem = (f"the submission does not define {', '.join(missing)} at the top level "
                        f"(this challenge needs {', '.join(challenge.names)})")
+    if not problem and time.monotonic() >= deadline:
+        problem = f"reading the submission took longer than the {limits.total_seconds:g} s limit"
     if problem:
         return _finish(failed_suite(challenge, problem), started, seed)
-
-    deadline = time.monotonic() + limits.total_seconds
     submission = IsolatedSubmission(source, limits, GuardRules.for_challenge(challenge), deadline=deadline, policy=policy,
                                     zygote=zygote)
 

@@ -1,32 +1,27 @@
-"""Measure the ATen ops honest submissions reach, and store each challenge's `allowed_ops`.
+"""Check that honest submissions never reach a kernel their challenge withholds.
 
-    python -m quizforge.grading.measure_ops             # show what would change
-    python -m quizforge.grading.measure_ops --write     # rewrite allowed_ops in every challenge.toml
-    python -m quizforge.grading.measure_ops softmax ...  # only these challenges
+    python -m quizforge.grading.measure_ops             # every challenge
+    python -m quizforge.grading.measure_ops softmax ...  # only these
 
 Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
 It lives with the grader, not the challenges, because it runs the judge and the worker's
-request handling: the challenges never import the grader.
-The worker's dispatch guard (quizforge/grading/sandboxed/guards.py) refuses every op not
-on a challenge's list, so the list is the union of
+request handling: the challenges never import the grader. The worker's dispatch guard
+(quizforge/grading/sandboxed/guards.py) withholds the fused kernels that compute a
+challenge's answer (WITHHELD_BY_LEAF, from its `forbidden` list) and nothing else. This
+records, under a TorchDispatchMode, the ops reached by
 
-* what is measured: under a recording TorchDispatchMode, the hidden suite run against
-  solutions/<id>.py and every exercises/<id>/meta/variants/*.py (correct styles and
-  honest mistakes), with the worker's own request handling (decoding, calls, gradients,
-  encoding) inside the recording, as in the sandbox; and the exercise's public tests
-  against the same files, counting only ops reached from the submission's own code;
-* a common vocabulary: the ops behind idioms a student may reasonably write that no
-  file above happens to use (einsum for matmul, var for a mean of squares, topk or sort,
-  masked_fill or where, ...), each run forward and backward (IDIOMS below);
+* the hidden suite run against solutions/<id>.py and every exercises/<id>/meta/variants/*.py
+  (correct styles and honest mistakes), with the worker's own request handling inside the
+  recording, as in the sandbox; and the exercise's public tests against the same files;
+* a common vocabulary of idioms a student may reasonably write (IDIOMS below: einsum for
+  matmul, strided writes into `empty_like`, `view_as_complex`, masked_fill or where, ...),
+  each forward and backward, which the tests also run through the real grading path;
 
-minus what the challenge withholds: the fused kernels that compute its answer, derived
-from its `forbidden` list (WITHHELD below). A withheld op that a solution or variant
-reaches is an error, never silently dropped.
+and names every withheld op an honest file reaches: a rule that would refuse honest code.
 
-Names are overload packets ("aten::add", not "aten::add.Tensor"): the overloads of one
-op compute the same thing on other argument kinds (a tensor or a scalar), which one a
-call picks depends on how the student spelled it, not on what it computes, and what a
-challenge withholds is always a whole packet.
+Names are overload packets ("aten::add", not "aten::add.Tensor"): the overloads of one op
+compute the same thing on other argument kinds, and what a challenge withholds is always a
+whole packet.
 """
 
 from __future__ import annotations
@@ -43,50 +38,7 @@ from typing import Callable, Iterable
 
 CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
-# What each forbidden API's leaf name withholds: every ATen op that computes the same thing
-# under another name. Packet names, with and without the leading "aten::".
-_SOFTMAX = ("softmax", "log_softmax", "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax",
-            "_sparse_softmax", "_sparse_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
-            "_masked_softmax_backward", "_sparse_softmax_backward_data", "_sparse_log_softmax_backward_data",
-            "special_softmax", "special_log_softmax", "cross_entropy_loss")
-_NORMS = ("layer_norm", "native_layer_norm", "native_layer_norm_backward", "group_norm", "native_group_norm",
-          "native_group_norm_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
-          "_native_batch_norm_legit", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional",
-          "_batch_norm_impl_index", "_batch_norm_impl_index_backward", "_batch_norm_with_update",
-          "_batch_norm_no_update", "batch_norm_backward", "instance_norm", "rms_norm", "_fused_rms_norm",
-          "_fused_rms_norm_backward", "cudnn_batch_norm", "miopen_batch_norm")
-_ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_math",
-              "_scaled_dot_product_attention_math_for_mps", "_scaled_dot_product_flash_attention",
-              "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_backward",
-              "_scaled_dot_product_flash_attention_for_cpu_backward", "_scaled_dot_product_efficient_attention",
-              "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_cudnn_attention",
-              "_scaled_dot_product_cudnn_attention_backward", "_scaled_dot_product_fused_attention_overrideable",
-              "_scaled_dot_product_fused_attention_overrideable_backward", "_fused_sdp_choice",
-              "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_flash_attention_forward",
-              "_efficient_attention_forward", "_triton_scaled_dot_attention", "_triton_multi_head_attention")
-_NLL = ("nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss2d", "nll_loss2d_forward",
-        "nll_loss2d_backward", "nll_loss_nd", "cross_entropy_loss")
-_SILU = ("silu", "silu_", "silu_backward")
-_LOGSUMEXP = ("logsumexp", "special_logsumexp")
-# SDPA computes a softmax (softmax(x) is attention with keys = I·√d and values = I), so a
-# challenge that withholds softmax withholds attention too.
-WITHHELD_BY_LEAF: dict[str, tuple[str, ...]] = {
-    "softmax": _SOFTMAX + _ATTENTION, "log_softmax": _SOFTMAX + _ATTENTION, "Softmax": _SOFTMAX + _ATTENTION,
-    "LogSoftmax": _SOFTMAX + _ATTENTION,
-    "layer_norm": _NORMS, "native_layer_norm": _NORMS, "LayerNorm": _NORMS, "rms_norm": _NORMS, "RMSNorm": _NORMS,
-    "silu": _SILU, "SiLU": _SILU, "logsumexp": _LOGSUMEXP,
-    "cross_entropy": _SOFTMAX + _NLL, "CrossEntropyLoss": _SOFTMAX + _NLL, "nll_loss": _NLL,
-    "scaled_dot_product_attention": _ATTENTION, "multi_head_attention_forward": _ATTENTION,
-    "MultiheadAttention": _ATTENTION, "TransformerEncoderLayer": _ATTENTION, "TransformerDecoderLayer": _ATTENTION,
-}
-
-
-def withheld(forbidden: Iterable[str]) -> set[str]:
-    """The ATen packet names ("aten::_softmax") a challenge with this `forbidden` list withholds."""
-    found: set[str] = set()
-    for api in forbidden:
-        found.update(f"aten::{name}" for name in WITHHELD_BY_LEAF.get(api.rsplit(".", 1)[-1], ()))
-    return found
+from quizforge.grading.sandboxed.guards import WITHHELD_BY_LEAF, withheld  # noqa: E402,F401 - one list
 
 
 # --- the common vocabulary ---------------------------------------------------------------
@@ -370,67 +322,38 @@ def honest_files(challenge_id: str) -> list[Path]:
     return [CHECKOUT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok"), *challenge.variants("bug")]
 
 
-def allowed_ops(challenge_id: str) -> list[str]:
-    """The measured allow-list of one challenge. SystemExit if an honest file needs a withheld op."""
+def withheld_reached(challenge_id: str) -> dict[str, set[str]]:
+    """Withheld op -> the honest files that reach it: each one is a rule that would refuse
+    honest code, to be fixed before a challenge ships (the tests call this too)."""
     from quizforge.challenges import load_challenge
 
     refused = withheld(load_challenge(challenge_id).forbidden)
-    measured: dict[str, set[str]] = {}
+    reached: dict[str, set[str]] = {}
     for path in honest_files(challenge_id):
         for op in measure_suite(challenge_id, path) | measure_public(challenge_id, path):
-            measured.setdefault(op, set()).add(path.name)
-    clash = {op: files for op, files in measured.items() if op in refused}
-    if clash:
-        raise SystemExit(f"{challenge_id}: honest code reaches withheld ops: {clash}")
-    families = [f for f, run in IDIOMS.items() if not (vocabulary([f]) & refused)]
-    return sorted(set(measured) | (vocabulary(families) - refused))
-
-
-# --- challenge.toml ----------------------------------------------------------------------
-
-_BLOCK = re.compile(r"(?ms)^# The ATen ops.*?^allowed_ops = \[.*?^\]\n")
-COMMENT = ("# The ATen ops (overload packets) the worker lets this challenge's submissions reach; every other\n"
-           "# op is refused. Measured: python -m quizforge.grading.measure_ops --write (do not edit by hand).\n")
-
-
-def with_allowed_ops(text: str, ops: list[str]) -> str:
-    """challenge.toml's text with its allowed_ops block replaced, or added before call_timeout."""
-    lines, line = [], "   "
-    for op in ops:
-        item = f' "{op}",'
-        if len(line) + len(item) > 110:
-            lines.append(line)
-            line = "   "
-        line += item
-    block = COMMENT + "allowed_ops = [\n" + "".join(f"{text}\n" for text in [*lines, line] if text.strip()) + "]\n"
-    if _BLOCK.search(text):
-        return _BLOCK.sub(lambda _: block, text, count=1)
-    return re.sub(r"(?m)^call_timeout", lambda m: block + m.group(0), text, count=1)
+            if op in refused:
+                reached.setdefault(op, set()).add(path.name)
+    return reached
 
 
 def main(argv: list[str] | None = None) -> int:
-    from quizforge.challenges import challenge_ids, load_challenge
+    from quizforge.challenges import challenge_ids
     from quizforge.threads import single_thread
 
     parser = argparse.ArgumentParser(prog="python -m quizforge.grading.measure_ops", description=__doc__.split("\n")[0])
     parser.add_argument("challenges", nargs="*", help="challenge ids (default: all)")
-    parser.add_argument("--write", action="store_true", help="rewrite allowed_ops in each challenge.toml")
     args = parser.parse_args(argv)
     if not (CHECKOUT / "solutions").is_dir():
         print(f"needs a source checkout: {CHECKOUT / 'solutions'} is not there", file=sys.stderr)
         return 2
+    status = 0
     for challenge_id in args.challenges or challenge_ids():
         with single_thread():
-            ops = allowed_ops(challenge_id)
-        challenge = load_challenge(challenge_id)
-        before = set(challenge.allowed_ops or ())
-        added, removed = sorted(set(ops) - before), sorted(before - set(ops))
-        change = (f"; + {', '.join(added)}" if added else "") + (f"; - {', '.join(removed)}" if removed else "")
-        print(f"{challenge_id}: {len(ops)} ops" + (change if before else ""))
-        if args.write:
-            toml = challenge.meta / "challenge.toml"
-            toml.write_text(with_allowed_ops(toml.read_text(encoding="utf-8"), ops), encoding="utf-8")
-    return 0
+            reached = withheld_reached(challenge_id)
+        print(f"{challenge_id}: " + ("; ".join(f"{op} reached by {', '.join(sorted(files))}"
+                                               for op, files in sorted(reached.items())) or "no withheld op reached"))
+        status |= bool(reached)
+    return status
 
 
 if __name__ == "__main__":

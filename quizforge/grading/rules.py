@@ -15,18 +15,16 @@ from typing import Iterable
 class GuardRules:
     challenge: str = ""
     forbidden: tuple[str, ...] = ()            # dotted APIs, e.g. "torch.nn.functional.softmax"
-    allowed_ops: tuple[str, ...] | None = None  # ATen overload packets; None: no allow-list
 
     @classmethod
     def of(cls, rules: "GuardRules | Iterable[str]") -> "GuardRules":
-        """Rules as given, or a bare forbidden list (no challenge, no allow-list)."""
+        """Rules as given, or a bare forbidden list (no challenge)."""
         return rules if isinstance(rules, GuardRules) else cls(forbidden=tuple(rules))
 
     @classmethod
     def for_challenge(cls, challenge) -> "GuardRules":
         """The rules of a quizforge.challenges.Challenge."""
-        return cls(challenge.id, tuple(challenge.forbidden), challenge.allowed_ops)
+        return cls(challenge.id, tuple(challenge.forbidden))
 
     def as_config(self) -> dict:
-        return {"challenge": self.challenge, "forbidden": list(self.forbidden),
-                "allowed_ops": None if self.allowed_ops is None else list(self.allowed_ops)}
+        return {"challenge": self.challenge, "forbidden": list(self.forbidden)}

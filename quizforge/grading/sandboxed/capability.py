@@ -196,18 +196,18 @@ class Refused(Exception):
 def bounded(tree: ast.AST) -> str:
     """'' when the tree is within MAX_DEPTH and MAX_NODES, else what is too much. Iterative,
     and it stops at the first node past a limit, so a hostile tree costs no more than a normal one."""
-    stack = [(tree, 1)]
+    stack = [(tree, 1, None)]
     count = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, line = stack.pop()
+        line = getattr(node, "lineno", line)
         count += 1
         if count > MAX_NODES:
             return f"the submission is too large: more than {MAX_NODES:,} syntax nodes"
         if depth > MAX_DEPTH:
-            line = getattr(node, "lineno", None)
             where = f" (line {line})" if line else ""
             return f"the submission is nested too deeply: more than {MAX_DEPTH} levels{where}"
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + 1, line) for child in ast.iter_child_nodes(node))
     return ""
 
 

@@ -1,9 +1,8 @@
-"""Forbidden APIs at run time, inside the worker: Python-level traps and torch-level guards.
+"""The second layer, inside the worker: Python-level traps and torch-level guards.
 
-A challenge forbids dotted names such as `torch.nn.functional.softmax` and allows a
-measured list of ATen ops (`allowed_ops` in its challenge.toml). The judge's static check
-(quizforge/grading/forbidden.py) rejects every spelling it can read, and every private
-name. Here, more layers catch what it cannot:
+What a submission can name is decided by the capability compile (capability.py): that is
+the rule that holds. These guards are a second layer under it, for whatever reaches torch by
+a route the compile did not foresee:
 
 * traps: each forbidden callable, and its aliases in torch's namespaces, is replaced by
   a function that records the call and raises;
@@ -12,27 +11,17 @@ name. Here, more layers catch what it cannot:
   part starts with "_" and is not a dunder) called from the submission's own code;
   torch's own Python code may still call its private helpers (`torch.no_grad` calls
   `torch._C._set_grad_enabled`);
-* a dispatch guard: a TorchDispatchMode below every Python spelling that refuses every
-  ATen op not on the challenge's allow-list ("`aten::_masked_softmax` is not allowed in
-  `softmax`"), so a kernel that computes the answer under a name nobody listed
-  (`_masked_softmax`, `_sparse_softmax`, `native_group_norm`, ...) cannot reach it either.
+* a dispatch guard: a TorchDispatchMode below every Python spelling that withholds the
+  kernels that compute the challenge's answer (WITHHELD_BY_LEAF: every softmax kernel in
+  `softmax`, the norms in `layer_norm`, ...: "`aten::_masked_softmax` is not allowed in
+  `softmax`"), and never the composite ops honest code reaches through slicing, views,
+  in-place writes, `einsum` or autograd.
 
-The guards stay in place for every call; lifting them even for one call is refused, not
-just looked for afterwards:
-
-* every entry point that pops or disables torch's mode stacks, or takes the Python
-  dispatch key out of play (LIFTERS: `DisableTorchFunction`, `_disable_current_modes`,
-  `_pop_torch_dispatch_stack`, `_ExcludeDispatchKeyGuard`, ...), is replaced by a trap
-  in every torch namespace that holds it, once the guards are in;
-* the function guard checks at each call that the dispatch guard is still at the bottom
-  of its stack with the Python dispatch key in play, so an op after a lifted dispatch
-  guard is refused where it is called;
-* after each request, `intact()` checks both guards once more.
-
-This is a defence in depth, not a proof: Python code holding an original through a path
-not listed here (ctypes, say) could still lift them. What makes that unreachable is the
-static check, which refuses imports outside a short list and every private name; the
-guards make each spelling the static check misses one more thing to get past.
+Lifting the guards is refused at the call (LIFTERS are trapped wherever torch holds them),
+the function guard checks at each call that the dispatch guard is still in place, and after
+each request `intact()` checks both once more. All of this lives in the process the
+submission runs in, so it is best effort by nature; the capability compile is what makes
+the ways round it (torch.sys, closures, frames, ctypes) unnameable.
 
 A call that hits any layer is recorded in HITS, and the judge reports the request as
 kind "forbidden" even if the submission swallowed the exception.
@@ -61,6 +50,52 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "MultiheadAttention": ("_native_multi_head_attention", *_SDPA),
     "TransformerEncoderLayer": ("_transformer_encoder_layer_fwd", "_native_multi_head_attention", *_SDPA),
 }
+
+
+# What each forbidden API's leaf name withholds: every ATen op that computes the same thing
+# under another name. Packet names, with and without the leading "aten::".
+_SOFTMAX = ("softmax", "log_softmax", "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax",
+            "_sparse_softmax", "_sparse_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
+            "_masked_softmax_backward", "_sparse_softmax_backward_data", "_sparse_log_softmax_backward_data",
+            "special_softmax", "special_log_softmax", "cross_entropy_loss")
+_NORMS = ("layer_norm", "native_layer_norm", "native_layer_norm_backward", "group_norm", "native_group_norm",
+          "native_group_norm_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
+          "_native_batch_norm_legit", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional",
+          "_batch_norm_impl_index", "_batch_norm_impl_index_backward", "_batch_norm_with_update",
+          "_batch_norm_no_update", "batch_norm_backward", "instance_norm", "rms_norm", "_fused_rms_norm",
+          "_fused_rms_norm_backward", "cudnn_batch_norm", "miopen_batch_norm")
+_ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_math",
+              "_scaled_dot_product_attention_math_for_mps", "_scaled_dot_product_flash_attention",
+              "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_backward",
+              "_scaled_dot_product_flash_attention_for_cpu_backward", "_scaled_dot_product_efficient_attention",
+              "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_cudnn_attention",
+              "_scaled_dot_product_cudnn_attention_backward", "_scaled_dot_product_fused_attention_overrideable",
+              "_scaled_dot_product_fused_attention_overrideable_backward", "_fused_sdp_choice",
+              "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_flash_attention_forward",
+              "_efficient_attention_forward", "_triton_scaled_dot_attention", "_triton_multi_head_attention")
+_NLL = ("nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss2d", "nll_loss2d_forward",
+        "nll_loss2d_backward", "nll_loss_nd", "cross_entropy_loss")
+_SILU = ("silu", "silu_", "silu_backward")
+_LOGSUMEXP = ("logsumexp", "special_logsumexp")
+# SDPA computes a softmax (softmax(x) is attention with keys = I·√d and values = I), so a
+# challenge that withholds softmax withholds attention too.
+WITHHELD_BY_LEAF: dict[str, tuple[str, ...]] = {
+    "softmax": _SOFTMAX + _ATTENTION, "log_softmax": _SOFTMAX + _ATTENTION, "Softmax": _SOFTMAX + _ATTENTION,
+    "LogSoftmax": _SOFTMAX + _ATTENTION,
+    "layer_norm": _NORMS, "native_layer_norm": _NORMS, "LayerNorm": _NORMS, "rms_norm": _NORMS, "RMSNorm": _NORMS,
+    "silu": _SILU, "SiLU": _SILU, "logsumexp": _LOGSUMEXP,
+    "cross_entropy": _SOFTMAX + _NLL, "CrossEntropyLoss": _SOFTMAX + _NLL, "nll_loss": _NLL,
+    "scaled_dot_product_attention": _ATTENTION, "multi_head_attention_forward": _ATTENTION,
+    "MultiheadAttention": _ATTENTION, "TransformerEncoderLayer": _ATTENTION, "TransformerDecoderLayer": _ATTENTION,
+}
+
+
+def withheld(forbidden: Iterable[str]) -> set[str]:
+    """The ATen packet names ("aten::_softmax") a challenge with this `forbidden` list withholds."""
+    found: set[str] = set()
+    for api in forbidden:
+        found.update(f"aten::{name}" for name in WITHHELD_BY_LEAF.get(api.rsplit(".", 1)[-1], ()))
+    return found
 
 
 class ForbiddenCall(Exception):
@@ -187,7 +222,7 @@ def _op_name(func) -> str:
 
 
 def _packet(func) -> str:
-    """The ATen overload packet of an op, as allowed_ops names it: "aten::add" for aten.add.Tensor."""
+    """The ATen overload packet of an op, as WITHHELD_BY_LEAF names it: "aten::add" for aten.add.Tensor."""
     schema = getattr(func, "_schema", None)
     return schema.name if schema is not None else str(func)
 
@@ -298,21 +333,23 @@ def _lift_trap(original, path: str, torch_dir: str):
 class TorchGuards:
     """A TorchFunctionMode (every torch function, method and torch.ops call, before composite
     operators decompose) and a TorchDispatchMode (the kernels after) that refuse what the
-    challenge forbids for as long as they stay at the bottom of torch's mode stacks.
-    `allowed_ops` None: no allow-list (every op not behind a forbidden API is let through)."""
+    challenge forbids for as long as they stay at the bottom of torch's mode stacks. The dispatch
+    guard withholds only the kernels that compute the challenge's answer (`withheld`): what the
+    submission can name is decided by the capability compile, so every composite op honest code
+    reaches through slicing, views, in-place writes or autograd stays open."""
 
-    def __init__(self, forbidden: Iterable[str], submission_path: str, allowed_ops: Iterable[str] | None = None,
-                 challenge: str = ""):
+    def __init__(self, forbidden: Iterable[str], submission_path: str, challenge: str = ""):
         import torch
         from torch.overrides import TorchFunctionMode
         from torch.utils._python_dispatch import TorchDispatchMode
 
+        forbidden = list(forbidden)
         refused = refused_names(forbidden)
-        allowed = None if allowed_ops is None else frozenset(allowed_ops)
+        kept_back = frozenset(withheld(forbidden))
         path = submission_path
         torch_dir = os.path.dirname(torch.__file__) + os.sep
         where = f"`{challenge}`" if challenge else "this challenge"
-        verdicts: dict[object, str] = {}  # op -> "" (allowed) or the message that refuses it
+        verdicts: dict[object, str] = {}  # op -> "" (let through) or the message that refuses it
         python_key = torch._C.DispatchKey.Python
         guards = self
         running_kernel = [0]  # depth of the dispatch guard's handler (torch modes live in one thread)
@@ -323,7 +360,7 @@ class TorchGuards:
                 api = refused.get(_op_name(func))
                 if api is not None:
                     found = forbidden_message(api)
-                elif allowed is not None and _packet(func) not in allowed:
+                elif _packet(func) in kept_back:
                     found = f"`{_packet(func)}` is not allowed in {where}"
                 else:
                     found = ""

@@ -333,8 +333,7 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
     """Install the guards and the seccomp filter, say hello on the reply fd, then answer requests
     until EOF. Never returns. A step that fails is the hello's answer instead: nothing of the
     submission has run yet, so the judge can trust it. `rules`: {"challenge": id, "forbidden":
-    [dotted APIs], "allowed_ops": [ATen packets] or None, "capability": False only to test the
-    guards on their own}."""
+    [dotted APIs], "capability": False only to test the guards on their own}."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(submission)
     try:
@@ -346,7 +345,7 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
             capabilities = capability.Capabilities(
                 forbidden, lambda message: guards.HITS.append((message, guards.submission_line(path))))
         guards.install_traps(forbidden, path)
-        torch_guards = guards.TorchGuards(forbidden, path, rules.get("allowed_ops"), rules.get("challenge", ""))
+        torch_guards = guards.TorchGuards(forbidden, path, rules.get("challenge", ""))
         torch_guards.install()
         filtered = filter_system_calls(isolated)
     except StepFailed as exc:
