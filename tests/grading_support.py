@@ -65,9 +65,10 @@ def is_root() -> bool:
     return os.getuid() == 0
 
 
-def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None):
-    """Grade as `quiz grade` does but without the static check, to test what the sandbox and the
-    worker's guards stop on their own (a submission the static check would reject)."""
+def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, capability: bool = True):
+    """Grade as `quiz grade` does but without the judge's static check, to test what the sandbox
+    and the worker stop on their own (a submission the static check would reject); with
+    `capability=False` the worker imports it as plain Python too, to test the guards alone."""
     from quizforge.grading.isolated import IsolatedSubmission
     from quizforge.grading.judge import run_suite
     from quizforge.grading.limits import Limits
@@ -76,8 +77,8 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None):
     from quizforge.grading.submission import SubmissionError
 
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
-    submission = IsolatedSubmission(path.read_bytes(), limits, GuardRules.for_challenge(challenge), policy=policy,
-                                    zygote=zygote)
+    rules = GuardRules(challenge.id, tuple(challenge.forbidden), capability=capability)
+    submission = IsolatedSubmission(path.read_bytes(), limits, rules, policy=policy, zygote=zygote)
 
     def import_submission() -> str | None:
         try:

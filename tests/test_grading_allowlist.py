@@ -1,6 +1,7 @@
-"""Allow-lists, not deny-lists (issue #20, items 3-5): each attack through the real `quiz grade`
-path, and again with the static check bypassed so the worker's guards are tested on their own;
-and every solution and other correct style at full marks through the same sandbox."""
+"""Allow-lists, not deny-lists (issues #20 and #30): each attack through the real `quiz grade`
+path, and again with the static check and the capability compile bypassed so the worker's
+guards (the second layer) are tested on their own; and every solution and other correct style
+at full marks through the same sandbox."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from grading_support import FIXTURES, grade_unchecked, namespaces_available
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading.measure_ops import withheld, with_allowed_ops
+from quizforge.grading.measure_ops import withheld
 from quizforge.grading.forbidden import check_source
 from quizforge.grading.grade import grade
 from quizforge.grading.limits import Limits
@@ -25,12 +26,13 @@ FLOOR = {"softmax": 0, "layer_norm": 2, "scaled_dot_product_attention": 3}
 CASES = {
     "masked_softmax": ("softmax", "`T._masked_softmax`: names starting with `_` are not allowed",
                        "torch._masked_softmax is not allowed in a submission"),
-    # The sparse tensor's own constructor is not on the list either, so it is refused first.
     "sparse_softmax": ("softmax", "torch.ops.aten._sparse_softmax.default reaches into",
-                       "`aten::_sparse_coo_tensor_with_dims_and_tensors` is not allowed in `softmax`"),
+                       "`aten::_sparse_softmax` is not allowed in `softmax`"),
     "sdpa_math": ("scaled_dot_product_attention", "`torch._scaled_dot_product_attention_math`",
                   "torch._scaled_dot_product_attention_math is not allowed in a submission"),
-    "refs_softmax": ("softmax", "`pkgutil` cannot be imported", "is not allowed in `softmax`"),
+    # torch._refs.softmax decomposes into prims that no kernel list names: only what the
+    # submission can name (the capability compile) stops it.
+    "refs_softmax": ("softmax", "`pkgutil` cannot be imported", None),
     "pydoc_locate": ("softmax", "`pydoc` cannot be imported", "torch._masked_softmax is not allowed in a submission"),
     "group_norm": ("layer_norm", None, "`aten::native_group_norm` is not allowed in `layer_norm`"),
     "lifted_for_one_call": ("softmax", "`from torch.utils._python_dispatch import ...`",
@@ -87,11 +89,22 @@ def test_through_quiz_grade_each_attack_scores_at_most_the_floor(attack, zygote)
 # --- the worker's guards on their own (the static check bypassed) ---------------------------
 
 @pytest.mark.parametrize("attack", sorted(CASES))
+def test_the_capability_compile_alone_refuses_each_attack(attack, zygote):
+    challenge_id = CASES[attack][0]
+    if zygote is None:
+        pytest.skip("the sandbox needs namespaces")
+    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote)
+    messages = refusals(result)
+    assert result.tests and result.score <= FLOOR[challenge_id], messages
+    assert all("not allowed" in m or "not available" in m or "forbidden" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("attack", sorted(a for a, case in CASES.items() if case[2] is not None))
 def test_the_worker_guards_alone_refuse_each_attack(attack, zygote):
     challenge_id, _, runtime = CASES[attack]
     if zygote is None:
         pytest.skip("the sandbox needs namespaces")
-    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote)
+    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote, capability=False)
     messages = refusals(result)
     assert result.tests and result.score <= FLOOR[challenge_id], messages
     assert any(runtime in m for m in messages), messages
@@ -111,7 +124,7 @@ def test_a_lifted_guard_is_refused_at_the_call_even_if_swallowed(tmp_path, zygot
         "        pass\n"
         "    e = (x - x.amax(dim, keepdim=True)).exp()\n"
         "    return e / e.sum(dim, keepdim=True)\n")
-    result = grade_unchecked(path, load_challenge("softmax"), zygote=zygote)
+    result = grade_unchecked(path, load_challenge("softmax"), zygote=zygote, capability=False)
     assert result.score == 0
     assert all(m.endswith("lifting the forbidden-API guards is forbidden in this challenge (line 6)")
                for m in refusals(result)), refusals(result)
@@ -149,44 +162,34 @@ def test_bugs_and_starters_pass_the_static_check(path):
 # --- the lists themselves ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("challenge_id", challenge_ids())
-def test_each_challenge_allows_a_measured_list_without_its_withheld_kernels(challenge_id):
-    challenge = load_challenge(challenge_id)
-    allowed = set(challenge.allowed_ops or ())
-    assert {"aten::add", "aten::mul", "aten::exp", "aten::sum", "aten::bmm", "aten::view"} <= allowed
-    assert not allowed & withheld(challenge.forbidden)
-    # profiler:: ops: torch.optim.Optimizer wraps every step() in a record_function (adamw).
-    assert all(op.startswith(("aten::", "profiler::")) and "." not in op for op in allowed), (
-        "overload packets, not overloads")
+def test_each_challenge_withholds_only_answer_kernels(challenge_id):
+    """The dispatch layer refuses what computes the answer, never the ops honest code reaches."""
+    kept_back = withheld(load_challenge(challenge_id).forbidden)
+    honest = {"aten::add", "aten::mul", "aten::exp", "aten::sum", "aten::bmm", "aten::view", "aten::as_strided",
+              "aten::slice", "aten::select", "aten::copy_", "aten::index_put_", "aten::view_as_complex",
+              "aten::empty_like", "aten::sigmoid", "aten::amax", "aten::gather"}
+    assert not kept_back & honest, kept_back & honest
+    assert all(op.startswith("aten::") and "." not in op for op in kept_back), "overload packets, not overloads"
 
 
 def test_what_each_challenge_withholds():
-    softmax = set(load_challenge("softmax").allowed_ops)
+    softmax = withheld(load_challenge("softmax").forbidden)
     assert {"aten::_softmax", "aten::_masked_softmax", "aten::_sparse_softmax", "aten::_safe_softmax",
-            "aten::_log_softmax", "aten::_scaled_dot_product_flash_attention_for_cpu"}.isdisjoint(softmax)
-    layer_norm = set(load_challenge("layer_norm").allowed_ops)
+            "aten::_log_softmax", "aten::_scaled_dot_product_flash_attention_for_cpu"} <= softmax
+    layer_norm = withheld(load_challenge("layer_norm").forbidden)
     assert {"aten::native_layer_norm", "aten::native_group_norm", "aten::native_batch_norm",
-            "aten::_fused_rms_norm"}.isdisjoint(layer_norm)
-    sdpa = set(load_challenge("scaled_dot_product_attention").allowed_ops)
-    assert "aten::_softmax" in sdpa  # the statement allows torch.softmax there
+            "aten::_fused_rms_norm"} <= layer_norm
+    sdpa = withheld(load_challenge("scaled_dot_product_attention").forbidden)
+    assert "aten::_softmax" not in sdpa  # the statement allows torch.softmax there
     assert {"aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
-            "aten::_native_multi_head_attention"}.isdisjoint(sdpa)
-    assert "aten::native_layer_norm" in set(load_challenge("transformer_block").allowed_ops)
-    rms_norm = set(load_challenge("rms_norm").allowed_ops)
-    assert {"aten::native_layer_norm", "aten::_fused_rms_norm", "aten::rms_norm"}.isdisjoint(rms_norm)
-    swiglu = set(load_challenge("swiglu").allowed_ops)
-    assert {"aten::silu", "aten::silu_", "aten::silu_backward"}.isdisjoint(swiglu)
-    assert {"aten::sigmoid", "aten::gelu", "aten::logsumexp"} <= swiglu  # silu has its own family of idioms
-    cross_entropy = set(load_challenge("cross_entropy").allowed_ops)
+            "aten::_native_multi_head_attention"} <= sdpa
+    assert "aten::native_layer_norm" not in withheld(load_challenge("transformer_block").forbidden)
+    assert {"aten::native_layer_norm", "aten::_fused_rms_norm", "aten::rms_norm"} <= \
+        withheld(load_challenge("rms_norm").forbidden)
+    swiglu = withheld(load_challenge("swiglu").forbidden)
+    assert {"aten::silu", "aten::silu_", "aten::silu_backward"} <= swiglu
+    assert not {"aten::sigmoid", "aten::gelu", "aten::logsumexp"} & swiglu
+    cross_entropy = withheld(load_challenge("cross_entropy").forbidden)
     assert {"aten::nll_loss_forward", "aten::nll_loss_backward", "aten::logsumexp", "aten::_log_softmax",
-            "aten::_softmax", "aten::cross_entropy_loss"}.isdisjoint(cross_entropy)
-    assert {"aten::gather", "aten::amax", "aten::log", "aten::silu"} <= cross_entropy  # so has logsumexp
-
-
-def test_the_toml_writer_replaces_its_own_block_and_nothing_else():
-    text = 'title = "t"\nnames = ["f"]\nforbidden = []\ncall_timeout = 10.0\n'
-    once = with_allowed_ops(text, ["aten::add", "aten::mul"])
-    assert once.index("allowed_ops") < once.index("call_timeout")
-    twice = with_allowed_ops(once, ["aten::exp"])
-    assert twice.count("allowed_ops = [") == 1 and '"aten::exp"' in twice and "aten::add" not in twice
-    assert twice.replace(twice[twice.index("# The ATen"):twice.index("call_timeout")], "") == text.replace(
-        "call_timeout", "call_timeout")
+            "aten::_softmax", "aten::cross_entropy_loss"} <= cross_entropy
+    assert not {"aten::gather", "aten::amax", "aten::log", "aten::silu"} & cross_entropy

@@ -15,6 +15,7 @@ from typing import Iterable
 class GuardRules:
     challenge: str = ""
     forbidden: tuple[str, ...] = ()            # dotted APIs, e.g. "torch.nn.functional.softmax"
+    capability: bool = True   # False only in tests of the second layer (the worker's guards) on its own
 
     @classmethod
     def of(cls, rules: "GuardRules | Iterable[str]") -> "GuardRules":
@@ -27,4 +28,4 @@ class GuardRules:
         return cls(challenge.id, tuple(challenge.forbidden))
 
     def as_config(self) -> dict:
-        return {"challenge": self.challenge, "forbidden": list(self.forbidden)}
+        return {"challenge": self.challenge, "forbidden": list(self.forbidden), "capability": self.capability}
