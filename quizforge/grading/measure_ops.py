@@ -122,7 +122,7 @@ def _idioms_creation(torch) -> None:
         torch.ones(2).new_tensor([1.0]), torch.ones(2).new_empty(3).zero_(), torch.logspace(0, 1, 3),
         torch.tril_indices(3, 3), torch.triu_indices(3, 3), torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")[0],
         torch.polar(torch.ones(2), torch.zeros(2)), torch.complex(torch.ones(2), torch.zeros(2)),
-        torch.from_numpy(__import__("numpy").ones(2)),
+        torch.from_numpy(torch.ones(2).numpy()),
     ]
     ints = torch.arange(6).view(2, 3)
     a, b = torch.ones(3), torch.zeros(3)
@@ -165,8 +165,8 @@ def _idioms_nn(torch) -> None:
         init(torch.empty(4, 4))
     nn.init.constant_(torch.empty(4), 0.5)
     x = torch.randn(2, 3, 4)
-    for mode in ("train", "eval"):
-        getattr(model, mode)()
+    for switch in (model.train, model.eval):
+        switch()
         out = model(x + embed(torch.tensor([[1, 2, 3], [4, 5, 6]])))
         out = layers[0](out) * weight + bias
         out.sum().backward()

@@ -82,7 +82,7 @@ _TORCH_DROP = (
     "set_autocast_cache_enabled", "set_flush_denormal", "set_warn_always", "typename")
 _TORCH_EXTRA = ("broadcast_shapes", "set_grad_enabled", "unique", "strided", "contiguous_format",
                 "preserve_format", "channels_last", "lstsq", "nn", "linalg", "special", "fft", "optim",
-                "autograd", "Tensor", "Generator", "device", "dtype", "Size")
+                "autograd", "distributions", "Tensor", "Generator", "device", "dtype", "Size")
 _NUMPY_DROP = ("load", "save", "savez", "savez_compressed", "fromfile", "memmap", "loadtxt", "savetxt",
                "genfromtxt", "fromregex", "ctypeslib", "lib", "testing", "f2py", "distutils", "typing", "core",
                "show_config", "show_runtime", "get_include", "info")
@@ -101,6 +101,7 @@ MODULES: dict[str, Spec] = {
     "torch.special": Spec(),
     "torch.fft": Spec(),
     "torch.optim": Spec(only=("Optimizer",)),
+    "torch.distributions": Spec(only=("Categorical", "Normal", "Uniform", "Bernoulli", "Multinomial")),
     "torch.autograd": Spec(only=("Function", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled",
                                  "inference_mode", "Variable")),
     "math": Spec(),
