@@ -65,10 +65,10 @@ def is_root() -> bool:
     return os.getuid() == 0
 
 
-def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, capability: bool = True):
-    """Grade as `quiz grade` does but without the judge's static check, to test what the sandbox
-    and the worker stop on their own (a submission the static check would reject); with
-    `capability=False` the worker imports it as plain Python too, to test the guards alone."""
+def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, capability: bool = False):
+    """Grade as `quiz grade` does but without the judge's static check, and imported as plain
+    Python, to test what the sandbox and the worker's guards stop on their own (a submission
+    the static check would reject); `capability=True` tests the worker's capability compile alone."""
     from quizforge.grading.isolated import IsolatedSubmission
     from quizforge.grading.judge import run_suite
     from quizforge.grading.limits import Limits

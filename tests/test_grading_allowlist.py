@@ -93,7 +93,7 @@ def test_the_capability_compile_alone_refuses_each_attack(attack, zygote):
     challenge_id = CASES[attack][0]
     if zygote is None:
         pytest.skip("the sandbox needs namespaces")
-    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote)
+    result = grade_unchecked(ATTACKS / f"{attack}.py", load_challenge(challenge_id), zygote=zygote, capability=True)
     messages = refusals(result)
     assert result.tests and result.score <= FLOOR[challenge_id], messages
     assert all("not allowed" in m or "not available" in m or "forbidden" in m for m in messages), messages

@@ -119,7 +119,8 @@ def test_the_capability_compile_alone_refuses_each_route(attack, zygote, tmp_pat
     challenge_id, source = ATTACKS[attack]
     if zygote is None:
         pytest.skip("the sandbox needs namespaces")
-    result = grade_unchecked(write_submission(tmp_path, source), load_challenge(challenge_id), zygote=zygote)
+    result = grade_unchecked(write_submission(tmp_path, source), load_challenge(challenge_id), zygote=zygote,
+                             capability=True)
     messages = refusals(result)
     assert result.tests and result.score <= FLOOR[challenge_id], messages
     assert any(word in m for m in messages for word in REFUSED_WORDS), messages
@@ -130,7 +131,7 @@ def test_a_refusal_the_submission_swallows_still_counts(zygote, tmp_path):
         pytest.skip("the sandbox needs namespaces")
     source = SOFTMAX.format(body="    try:\n        torch.sys\n    except Exception:\n        pass\n"
                                  "    e = (x - x.amax(dim, keepdim=True)).exp()\n    return e / e.sum(dim, keepdim=True)")
-    result = grade_unchecked(write_submission(tmp_path, source), load_challenge("softmax"), zygote=zygote)
+    result = grade_unchecked(write_submission(tmp_path, source), load_challenge("softmax"), zygote=zygote, capability=True)
     assert result.score == 0
     assert all("`torch.sys` is not available in a submission" in m for m in refusals(result)), refusals(result)
 

@@ -63,7 +63,7 @@ def parse(source: bytes) -> tuple[ast.Module | None, str]:
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,
           time_limit: float | None = None, policy: SandboxPolicy | None = None, zygote=None,
           progress: Callable[[int, int], None] | None = None, source: bytes | None = None,
-          seed: int | str | None = None, static_check: bool = True) -> SuiteResult:
+          seed: int | str | None = None, static_check: bool = True, capability: bool | None = None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
     `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
@@ -72,7 +72,8 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
     checked (class_folder.py, for a class's hostile folder), so `path` is not opened again.
     The suite's inputs are drawn from `seed`, a fresh secret one for each grading unless given
     (to reproduce one: the result carries its seed). `static_check=False` is for tests of the
-    sandbox and the worker's guards on their own: code the static check would refuse is run anyway."""
+    sandbox and the worker's guards on their own: code the static check would refuse is run
+    anyway, and by default imported as plain Python, without the capability compile."""
     from quizforge.grading.isolated import IsolatedSubmission
 
     seed = seeds.fresh() if seed is None else seeds.parse(seed)
@@ -101,8 +102,9 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         problem = f"reading the submission took longer than the {limits.total_seconds:g} s limit"
     if problem:
         return _finish(failed_suite(challenge, problem), started, seed)
-    submission = IsolatedSubmission(source, limits, GuardRules.for_challenge(challenge), deadline=deadline, policy=policy,
-                                    zygote=zygote)
+    rules = GuardRules(challenge.id, tuple(challenge.forbidden),
+                       capability=static_check if capability is None else capability)
+    submission = IsolatedSubmission(source, limits, rules, deadline=deadline, policy=policy, zygote=zygote)
 
     def import_submission() -> str | None:
         try:
