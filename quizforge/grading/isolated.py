@@ -30,7 +30,7 @@ class IsolatedSubmission(RequestSubmission):
                  deadline: float | None = None, policy: SandboxPolicy | None = None, zygote=None):
         self.source = source
         self.limits = limits
-        self.rules = GuardRules.of(forbidden)  # a bare tuple: forbidden APIs only, no allow-list
+        self.rules = GuardRules.of(forbidden)  # a bare tuple: forbidden APIs only, plain Python (tests)
         self.deadline = deadline
         self.policy = policy
         self.zygote = zygote  # a quizforge.grading.zygote.Zygote to fork workers from, or None

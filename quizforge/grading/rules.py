@@ -19,8 +19,9 @@ class GuardRules:
 
     @classmethod
     def of(cls, rules: "GuardRules | Iterable[str]") -> "GuardRules":
-        """Rules as given, or a bare forbidden list (no challenge)."""
-        return rules if isinstance(rules, GuardRules) else cls(forbidden=tuple(rules))
+        """Rules as given, or a bare forbidden list: the sandbox's own tests, which run hostile
+        code as plain Python (grade() always passes GuardRules, with the capability compile)."""
+        return rules if isinstance(rules, GuardRules) else cls(forbidden=tuple(rules), capability=False)
 
     @classmethod
     def for_challenge(cls, challenge) -> "GuardRules":
