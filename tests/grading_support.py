@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from quizforge.challenges import Challenge, read_challenge
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
@@ -93,3 +95,19 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, 
         submission.close()
     result.sandbox = submission.info.as_dict()
     return result
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    """One zygote for a test module: each grading forks a worker instead of importing torch again;
+    None where the sandbox cannot be built."""
+    from quizforge.grading.limits import Limits
+    from quizforge.grading.zygote import Zygote
+
+    if not namespaces_available():
+        yield None
+        return
+    z = Zygote(Limits())
+    z.start()
+    yield z
+    z.close()

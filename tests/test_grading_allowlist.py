@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import FIXTURES, grade_unchecked, namespaces_available
+from grading_support import FIXTURES, grade_unchecked, namespaces_available, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.measure_ops import withheld
 from quizforge.grading.forbidden import check_source
 from quizforge.grading.grade import grade
-from quizforge.grading.limits import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 ATTACKS = FIXTURES / "allowlist"
@@ -42,20 +41,6 @@ CASES = {
 }
 
 needs_namespaces = pytest.mark.skipif(not namespaces_available(), reason="the sandbox needs namespaces")
-
-
-@pytest.fixture(scope="module")
-def zygote():
-    """One zygote for the module: each grading forks a worker instead of importing torch again."""
-    from quizforge.grading.zygote import Zygote
-
-    if not namespaces_available():
-        yield None
-        return
-    z = Zygote(Limits())
-    z.start()
-    yield z
-    z.close()
 
 
 def refusals(result) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import grade_unchecked, namespaces_available, write_submission
+from grading_support import grade_unchecked, namespaces_available, write_submission, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading import measure_ops
 from quizforge.grading.grade import grade
@@ -80,19 +80,6 @@ ATTACKS = {
 }
 
 needs_namespaces = pytest.mark.skipif(not namespaces_available(), reason="the sandbox needs namespaces")
-
-
-@pytest.fixture(scope="module")
-def zygote():
-    from quizforge.grading.zygote import Zygote
-
-    if not namespaces_available():
-        yield None
-        return
-    z = Zygote(Limits())
-    z.start()
-    yield z
-    z.close()
 
 
 def refusals(result) -> list[str]:

@@ -203,24 +203,6 @@ def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__") and len(name) > 4
 
 
-def _own_self_attributes(tree: ast.Module) -> set[int]:
-    """ids of the `self._x` nodes in a class's own methods, where `self` (the first parameter)
-    is never rebound: the submission's own object, whose private attributes are its own."""
-    allowed: set[int] = set()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        for method in cls.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-                continue
-            me = method.args.args[0].arg
-            inner = list(ast.walk(method))
-            rebound = any(isinstance(n, ast.Name) and n.id == me and not isinstance(n.ctx, ast.Load) for n in inner) \
-                or any(isinstance(n, ast.arg) and n.arg == me and n is not method.args.args[0] for n in inner)
-            if not rebound:
-                allowed.update(id(n) for n in inner if isinstance(n, ast.Attribute)
-                               and isinstance(n.value, ast.Name) and n.value.id == me)
-    return allowed
-
-
 def _private_name(name: str) -> bool:
     """A name or attribute the submission may not write: a dunder outside ALLOWED_DUNDERS, or any
     other name starting with "_" (an attribute; the caller allows `self._x`)."""
@@ -260,7 +242,7 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
     rules = _Rules(forbidden)
     resolver = _Resolver(tree)
     found: list[Violation] = []
-    own_attributes = _own_self_attributes(tree)
+    own_attributes = capability.own_self_nodes(tree)
     # getattr(x, "name") with the name written out is fine; any other use of it is a computed lookup.
     written_out = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
                    and isinstance(node.func, ast.Name) and node.func.id in COMPUTED_LOOKUPS

@@ -212,7 +212,7 @@ def bounded(tree: ast.AST) -> str:
     return ""
 
 
-def _own_self_nodes(tree: ast.Module) -> set[int]:
+def own_self_nodes(tree: ast.Module) -> set[int]:
     """ids of `self._x` Attribute nodes inside a class's own methods whose first parameter is
     never rebound: their object is checked at run time to be the submission's own."""
     own: set[int] = set()
@@ -389,7 +389,7 @@ def rewrite(source: str | bytes, filename: str) -> ast.Module:
         raise Refused(problem, None)
     future = any(isinstance(n, ast.ImportFrom) and n.module == FUTURE
                  and any(a.name == "annotations" for a in n.names) for n in tree.body)
-    tree = _Rewrite(_own_self_nodes(tree), future).visit(tree)
+    tree = _Rewrite(own_self_nodes(tree), future).visit(tree)
     return ast.fix_missing_locations(tree)
 
 
@@ -466,23 +466,14 @@ class Capabilities:
 
     # what is forbidden
     def _forbidden_ids(self) -> dict[int, str]:
-        import importlib
+        from .guards import resolve_dotted
 
         found: dict[int, str] = {}
         for api in self.exact:
-            parts = api.split(".")
-            for cut in range(len(parts) - 1, 0, -1):
-                try:
-                    value = importlib.import_module(".".join(parts[:cut]))
-                except ImportError:
-                    continue
-                try:
-                    for attr in parts[cut:]:
-                        value = getattr(value, attr)
-                except AttributeError:
-                    break
-                found[id(value)] = api
-                break
+            try:
+                found[id(resolve_dotted(api)[2])] = api
+            except (LookupError, AttributeError):
+                continue
         return found
 
     def forbidden_path(self, path: str) -> str | None:

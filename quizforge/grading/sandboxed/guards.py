@@ -135,7 +135,7 @@ def _trap(api: str, path: str):
     return trap
 
 
-def _resolve(dotted: str):
+def resolve_dotted(dotted: str):
     """(owner object, attribute name, current value) for a dotted name, importing its module."""
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, 0, -1):
@@ -176,7 +176,7 @@ def install_traps(forbidden: Iterable[str], submission_path: str) -> list[str]:
     missed = []
     for api in forbidden:
         try:
-            owner, attr, original = _resolve(api)
+            owner, attr, original = resolve_dotted(api)
         except (LookupError, AttributeError):
             missed.append(api)
             continue
