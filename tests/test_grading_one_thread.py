@@ -79,7 +79,7 @@ def test_the_program_ends_in_its_four_verdicts_and_every_jump_lands_on_one():
 
 
 FILTERED = r"""
-import ctypes, errno, json, os, socket, subprocess, sys, threading
+import ctypes, errno, json, os, select, socket, subprocess, sys, threading
 from quizforge.grading.sandboxed import seccomp
 from quizforge.grading.sandboxed.worker import _refused_by_the_filter
 import torch
@@ -107,6 +107,8 @@ attempt("socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
 attempt("socketpair", socket.socketpair)
 attempt("pipe", lambda: os.pipe())
 attempt("pipe2", lambda: os.pipe2(0))
+attempt("fifo", lambda: os.mkfifo(os.path.join(os.path.dirname(__file__), "fifo")))
+attempt("epoll", lambda: select.epoll())
 seen["system"] = os.system("true")
 def raw(number, *args):
     if libc.syscall(ctypes.c_long(number), *args) == -1:
@@ -115,6 +117,7 @@ def raw(number, *args):
 numbers = seccomp.ARCHITECTURES[seccomp.machine()][1]
 seen["clone3"] = raw(435, ctypes.c_void_p(0), ctypes.c_size_t(0))
 seen["shmget"] = raw(numbers["shmget"], 0, 1 << 20, 0o1600)
+seen["semget"] = raw(numbers["semget"], 0, 32000, 0o600)
 seen["unshare"] = raw(numbers["unshare"], 0x20000)
 ends = (ctypes.c_int * 2)()
 seen["raw pipe"] = raw(numbers["pipe"], ends) if "pipe" in numbers else "EPERM"  # aarch64 has pipe2 alone
@@ -142,21 +145,21 @@ def test_the_filter_refuses_threads_processes_memfds_sockets_and_pipes_and_leave
     done = _run_filtered(FILTERED, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"clone", "clone3", "execve", "memfd_create", "shmget", "unshare", "ptrace", "bpf",
-            "socket", "socketpair", "pipe2"} <= set(report["refused"])
+    assert {"clone", "clone3", "execve", "memfd_create", "shmget", "semget", "unshare", "ptrace", "bpf",
+            "socket", "socketpair", "pipe2", "mknodat", "epoll_create1"} <= set(report["refused"])
     assert report["seen"] == {
         "thread": "can't start new thread", "fork": "EPERM", "popen": "EPERM", "posix_spawn": "EPERM",
         "memfd": "EPERM", "execv": "EPERM", "socket": "EPERM", "socketpair": "EPERM", "pipe": "EPERM",
-        "pipe2": "EPERM",
+        "pipe2": "EPERM", "fifo": "EPERM", "epoll": "EPERM",
         "system": 127 << 8,  # the C library's "no shell could be started"
-        "clone3": "ENOSYS", "shmget": "EPERM", "unshare": "EPERM", "raw pipe": "EPERM", "raw socketpair": "EPERM",
-        "torch": True,
+        "clone3": "ENOSYS", "shmget": "EPERM", "semget": "EPERM", "unshare": "EPERM", "raw pipe": "EPERM",
+        "raw socketpair": "EPERM", "torch": True,
     }
     # What the student reads for each (subprocess makes its pipes first: still "one thread").
     assert report["messages"] == {
         "thread": ONE_THREAD, "fork": ONE_THREAD, "popen": ONE_THREAD, "posix_spawn": ONE_THREAD,
         "memfd": NO_MEMFD, "execv": ONE_THREAD, "socket": NO_SOCKETS, "socketpair": NO_SOCKETS,
-        "pipe": NO_SOCKETS, "pipe2": NO_SOCKETS,
+        "pipe": NO_SOCKETS, "pipe2": NO_SOCKETS, "fifo": NO_SOCKETS, "epoll": NO_SOCKETS,
     }
 
 

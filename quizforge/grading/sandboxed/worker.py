@@ -60,7 +60,7 @@ NO_SOCKETS = ("sockets and pipes are not available: their buffers are kernel mem
               "and memory must stay under the memory limit")
 # Where, in the innermost frame's source line, a call the seccomp filter refuses with EPERM shows.
 _PROCESS_WORDS = ("fork", "spawn", "exec", "clone")
-_SOCKET_WORDS = ("socket", "pipe")
+_SOCKET_WORDS = ("socket", "pipe", "mkfifo", "mknod", "epoll")
 # Standard-library modules whose EPERM means a process could not be started (subprocess and
 # multiprocessing make their pipes before they fork: still a process, for the student).
 _PROCESS_MODULES = ("/subprocess.py", "/pty.py", "/popen_fork.py", "/popen_spawn_posix.py", "/popen_forkserver.py",
