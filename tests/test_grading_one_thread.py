@@ -23,6 +23,7 @@ from grading_support import grade_unchecked, namespaces_available, write_submiss
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
+from quizforge.grading.launcher import TMPFS_INODES
 from quizforge.grading.limits import Limits
 from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.sandboxed import seccomp
@@ -492,6 +493,47 @@ def test_a_tmpfs_hoard_stops_at_the_tmpfs_size(where, forked, zygote):
         submission.close()
     assert error == 28  # ENOSPC
     assert written <= 16 << 20
+
+
+@needs_sandbox
+@pytest.mark.parametrize("forked", [False, True], ids=["launched", "forked"])
+def test_files_and_xattrs_stop_at_the_tmpfs_inode_limit(forked, zygote):
+    """Empty files and extended attributes are kernel memory that a tmpfs's size does not count
+    (932 MiB of files in 20 s, 1 GiB of xattrs, before): nr_inodes bounds both."""
+    source = textwrap.dedent("""
+        import os
+
+        def hoard():
+            found = []
+            for folder in ("/tmp", "."):
+                made = 0
+                try:
+                    while made < 100_000:
+                        os.close(os.open(f"{folder}/{made}", os.O_CREAT | os.O_WRONLY, 0o600))
+                        made += 1
+                except OSError as exc:
+                    found.append([exc.errno, made])
+            held = 0
+            try:
+                with open("/dev/shm/x", "w"):
+                    pass
+                while held < (1 << 30):
+                    os.setxattr("/dev/shm/x", f"user.{held}", b"x" * 65536)
+                    held += 65536
+            except OSError as exc:
+                found.append([exc.errno, held])
+            return found
+    """).encode()
+    submission = IsolatedSubmission(source, Limits(call_seconds=30), zygote=zygote if forked else None)
+    try:
+        submission.start()
+        found = submission.call("hoard")
+    finally:
+        submission.close()
+    assert [error for error, _ in found] == [28, 28, 28]  # ENOSPC
+    (_, files_in_tmp), (_, files_in_scratch), (_, xattr_bytes) = found
+    assert 900 <= files_in_tmp <= TMPFS_INODES and 900 <= files_in_scratch <= TMPFS_INODES
+    assert 0 < xattr_bytes <= TMPFS_INODES * 1024
 
 
 @needs_sandbox
