@@ -10,6 +10,8 @@ per attack checks the whole path, where either layer may refuse it.
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import re
 import signal
 import subprocess
@@ -534,6 +536,52 @@ def test_files_and_xattrs_stop_at_the_tmpfs_inode_limit(forked, zygote):
     (_, files_in_tmp), (_, files_in_scratch), (_, xattr_bytes) = found
     assert 900 <= files_in_tmp <= TMPFS_INODES and 900 <= files_in_scratch <= TMPFS_INODES
     assert 0 < xattr_bytes <= TMPFS_INODES * 1024
+
+
+def test_the_memory_poll_counts_page_tables():
+    """Read-only mappings of the zero page: page tables alone, neither resident nor under
+    RLIMIT_DATA (513 MiB of them in a minute, before the poll counted VmPTE)."""
+    from quizforge.grading.sandbox import _private_memory
+
+    def anon() -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("RssAnon:"))
+
+    before, anon_before = _private_memory(os.getpid()), anon()
+    block = mmap.mmap(-1, 2 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ)
+    try:
+        block.madvise(mmap.MADV_NOHUGEPAGE)  # else one huge zero page needs no page table
+        block.madvise(22)                    # MADV_POPULATE_READ (Linux 5.14): 4 MiB of page tables
+        grew, anon_grew = _private_memory(os.getpid()) - before, anon() - anon_before
+    except OSError as exc:
+        pytest.skip(f"cannot populate a mapping here ({exc})")
+    finally:
+        block.close()
+    assert 3.5 * 2**20 <= grew <= 8 * 2**20
+    assert anon_grew < 2**20
+
+
+@needs_sandbox
+def test_posix_timers_stop_at_the_pending_signal_limit(zygote):
+    """Each POSIX timer is kernel memory (96,365 of them held 36 MiB): RLIMIT_SIGPENDING bounds them."""
+    source = textwrap.dedent("""
+        import ctypes
+
+        def hoard():
+            libc = ctypes.CDLL(None, use_errno=True)
+            timer = ctypes.c_void_p()
+            made = 0
+            while made < 100_000 and libc.timer_create(1, None, ctypes.byref(timer)) == 0:
+                made += 1
+            return [ctypes.get_errno(), made]
+    """).encode()
+    submission = IsolatedSubmission(source, Limits(call_seconds=30), zygote=zygote)
+    try:
+        submission.start()
+        error, made = submission.call("hoard")
+    finally:
+        submission.close()
+    assert error == 11 and 0 < made <= 64  # EAGAIN
 
 
 @needs_sandbox

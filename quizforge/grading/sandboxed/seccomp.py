@@ -36,7 +36,7 @@ REFUSED = (
     "semget", "semop", "semtimedop", "semctl",  # 2 MiB of kernel memory per set, 32,000 sets
     # kernel buffers, unmapped too: 200 filled socket pairs held 1.5 GiB, a pipe holds up to 1 MiB.
     # The worker's channel (fds 3 and 4, its output) is inherited already open: it needs no new one.
-    # mknod makes FIFOs (a pipe each); an epoll's watches cost the square of the open files (73 MiB).
+    # mknod makes FIFOs (a pipe each); an epoll's watches cost the square of the open files (50 MiB).
     "socket", "socketpair", "pipe", "pipe2", "mknod", "mknodat", "epoll_create", "epoll_create1",
     # namespaces, mounts and the root
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
