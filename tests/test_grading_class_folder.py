@@ -47,6 +47,12 @@ def _class_folder(folder: Path) -> None:
     (folder / "linked_folder").symlink_to(REPO / "solutions")
     (folder / "carl").mkdir()
     (folder / "carl" / "softmax.py").symlink_to(REPO / "solutions" / "softmax.py")
+    # Hard links look like any file: to the instructor's copy of the solution, beside the class.
+    (folder.parent / "solutions").mkdir()
+    (folder.parent / "solutions" / "softmax.py").write_text(SOLUTION)
+    os.link(folder.parent / "solutions" / "softmax.py", folder / "hardlinked.py")
+    (folder / "dora").mkdir()
+    os.link(folder.parent / "solutions" / "softmax.py", folder / "dora" / "softmax.py")
     (folder / LONG_NAME).mkdir()
     (folder / LONG_NAME / "softmax.py").write_text(SOLUTION)
     (folder / HTML_NAME).mkdir()
@@ -91,18 +97,22 @@ def test_the_batch_grades_the_honest_and_lists_every_hostile_entry_once(batch):
     _needs_sandbox(first)
     assert first.returncode == 0, first.stderr.decode()
     stdout = first.stdout.decode()
-    assert "5 graded (0 from an earlier run), 9 not gradable" in stdout
+    assert "5 graded (0 from an earlier run), 11 not gradable" in stdout
     assert "skipped grades: the output folder, not a student" in stdout
     rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
     assert {s: r["score"] for s, r in rows.items()} == {
         "ada": "28", LONG_NAME: "28", HTML_NAME: "28", "esc": "0", "'=HYPERLINK(1)": "0"}
     problems = _problems(out)
     link = "is a symbolic link: hand in the file"
-    assert set(problems) == {"linked_solution", "linked_reference", "linked_folder", "carl", "bad\\xff",
-                             "rtl\\u202eyp", "big", "binary", "fifo"}
+    assert set(problems) == {"linked_solution", "linked_reference", "linked_folder", "carl", "hardlinked", "dora",
+                             "bad\\xff", "rtl\\u202eyp", "big", "binary", "fifo"}
     for student in ("linked_solution", "linked_reference", "linked_folder"):
         assert link in problems[student]
     assert problems["carl"] == "carl/softmax.py is a symbolic link: hand in the file itself"
+    hard_link = ("is a hard link (one file with 3 names): refused, since it may be a link to a file the student "
+                 "does not own; hand in a copy")
+    assert problems["hardlinked"] == f"hardlinked.py {hard_link}"
+    assert problems["dora"] == f"dora/softmax.py {hard_link}"
     assert problems["bad\\xff"] == "its name is not valid UTF-8: rename it"
     assert problems["rtl\\u202eyp"] == "its name holds control or bidi-override characters: rename it"
     assert problems["big"] == "the file is 10.0 MiB; a submission may be at most 1 MiB"
@@ -128,12 +138,13 @@ def test_a_rerun_reuses_every_result_and_writes_the_reports_again(batch):
     folder, out, first, again = batch
     _needs_sandbox(first)
     assert again.returncode == 0, again.stderr.decode()
-    assert "5 graded (5 from an earlier run), 9 not gradable" in again.stdout.decode()
-    assert len(_problems(out)) == 9
+    assert "5 graded (5 from an earlier run), 11 not gradable" in again.stdout.decode()
+    assert len(_problems(out)) == 11
 
 
 def test_nothing_refused_is_read_for_similarity(batch):
-    """big.py, binary.py and the links all hold the solution: read, any of them would pair with ada."""
+    """big.py, binary.py and the links (symbolic and hard) all hold the solution: read, any of
+    them would pair with ada."""
     folder, out, first, _ = batch
     _needs_sandbox(first)
     pairs = json.loads((out / "similarity.json").read_text())
@@ -265,6 +276,12 @@ def _linked_folder(folder: Path) -> None:
     (folder / "work").symlink_to(REPO / "solutions")
 
 
+def _hard_link(folder: Path) -> None:
+    """An upload that is another name for the instructor's own copy of the solution."""
+    (folder.parent / "solution.py").write_text(SOLUTION)
+    os.link(folder.parent / "solution.py", folder / "softmax.py")
+
+
 def _oversize(folder: Path) -> None:
     (folder / "softmax.py").write_text(SOLUTION * (10 * 2**20 // len(SOLUTION) + 1))
 
@@ -277,9 +294,11 @@ def _binary(folder: Path) -> None:
     (_linked_file, "Not graded: softmax.py is a symbolic link: upload the file itself."),
     (_linked_solution, "Not graded: softmax.py is a symbolic link: upload the file itself."),
     (_linked_folder, "Not graded: work is a symbolic link: upload the file itself."),
+    (_hard_link, "Not graded: softmax.py is a hard link (one file with 2 names): refused, since it may be a link "
+                 "to a file the student does not own; hand in a copy."),
     (_oversize, "Not graded: the file is 10.0 MiB; a submission may be at most 1 MiB."),
     (_binary, "Not graded: a binary file (it holds NUL bytes), not Python source."),
-], ids=["link-to-reference", "link-to-solution", "linked-folder", "oversize", "binary"])
+], ids=["link-to-reference", "link-to-solution", "linked-folder", "hard-link", "oversize", "binary"])
 def test_run_autograder_refuses_what_a_batch_refuses(autograder, fill, reason):
     results = _run_autograder(autograder, fill)
     assert results["score"] == 0 and results["tests"] == [] and results["output"] == reason

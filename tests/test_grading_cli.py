@@ -1,6 +1,7 @@
 """`quiz grade` and `quiz challenges`: exit codes, the three output formats, starting a challenge."""
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -151,6 +152,17 @@ def test_usage_errors_are_one_line_and_exit_2(run_quiz, tmp_path, args, message)
     code, out, err = run_quiz(*[a.format(sub=sub) for a in args])
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_hard_linked_file_is_refused_in_one_line_and_exit_2(run_quiz, tmp_path):
+    """Nothing shows that a hard link is solutions/softmax.py under another name: `quiz grade FILE`
+    refuses it as a class folder does, before anything is graded."""
+    solution = write_submission(tmp_path, (REPO / "solutions" / "softmax.py").read_text(), name="solution.py")
+    os.link(solution, tmp_path / "mine.py")
+    code, out, err = run_quiz("grade", str(tmp_path / "mine.py"), "--challenge", "softmax")
+    assert code == 2 and out == ""
+    assert err == (f"error: {tmp_path / 'mine.py'} is a hard link (one file with 2 names): refused, since it may be "
+                   "a link to a file the student does not own; grade a copy of it\n")
 
 
 def test_challenges_list_json(run_quiz):

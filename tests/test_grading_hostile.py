@@ -161,6 +161,47 @@ def test_memory_over_the_limit_is_reported_as_such(tmp_path):
     assert result["test_4_square"] == result["test_5_scalar"] == ("passed", "")
 
 
+def test_socket_and_pipe_buffers_are_refused_with_a_clear_message(tmp_path):
+    """Kernel buffers that neither RLIMIT_DATA nor the resident-memory poll counts: 200 filled
+    socket pairs held 1,574 MiB under a 2 GiB limit. The seccomp filter refuses new sockets
+    and pipes; the worker's own channel was open before it, so the other tests still pass."""
+    path = write_submission(tmp_path, """
+        import os
+        import socket
+
+        HELD = []
+
+        def double(x):
+            if x.shape == (4,):
+                for _ in range(200):
+                    a, b = socket.socketpair()
+                    HELD.append((a, b))
+                    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+                    a.setblocking(False)
+                    try:
+                        while True:
+                            a.send(b"x" * 65536)
+                    except BlockingIOError:
+                        pass
+            if x.shape == (3, 5):
+                HELD.append(os.pipe())
+            if x.shape == (2, 2):
+                HELD.append(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            return x * 2
+    """)
+    result = grade(path, DOUBLE)
+    refused = ("PermissionError: sockets and pipes are not available: their buffers are kernel memory outside the "
+               "process, and memory must stay under the memory limit (line {})")
+    assert outcomes(result) == {
+        "test_1_vector": ("failed", refused.format(9)),
+        "test_2_matrix": ("failed", refused.format(19)),
+        "test_3_grad": ("passed", ""),
+        "test_4_square": ("failed", refused.format(21)),
+        "test_5_scalar": ("passed", ""),
+    }
+    assert {"socket", "socketpair", "pipe2"} <= set(result.sandbox["seccomp"]["refused"])
+
+
 def test_exits_crashes_and_signals_fail_the_test_in_progress(tmp_path):
     path = write_submission(tmp_path, """
         import faulthandler

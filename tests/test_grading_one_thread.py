@@ -10,6 +10,8 @@ per attack checks the whole path, where either layer may refuse it.
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import re
 import signal
 import subprocess
@@ -23,11 +25,12 @@ from grading_support import grade_unchecked, namespaces_available, write_submiss
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
+from quizforge.grading.launcher import TMPFS_INODES
 from quizforge.grading.limits import Limits
 from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.sandboxed import seccomp
 from quizforge.grading.sandboxed.isolation import StepFailed
-from quizforge.grading.sandboxed.worker import NO_MEMFD, ONE_THREAD
+from quizforge.grading.sandboxed.worker import NO_MEMFD, NO_SOCKETS, ONE_THREAD
 from quizforge.grading.zygote import Zygote
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,70 +82,124 @@ def test_the_program_ends_in_its_four_verdicts_and_every_jump_lands_on_one():
 
 
 FILTERED = r"""
-import ctypes, errno, json, os, subprocess, sys, threading
+import ctypes, errno, json, os, select, socket, subprocess, sys, threading
 from quizforge.grading.sandboxed import seccomp
+from quizforge.grading.sandboxed.worker import _refused_by_the_filter
 import torch
 torch.set_num_threads(1)
 refused = seccomp.install()
 libc = ctypes.CDLL(None, use_errno=True)
-seen = {}
+seen, messages = {}, {}
 def attempt(name, call):
     try:
         call()
         seen[name] = "ran"
     except RuntimeError as exc:
         seen[name] = str(exc)
+        messages[name] = _refused_by_the_filter(exc)
     except OSError as exc:
         seen[name] = errno.errorcode.get(exc.errno, exc.errno)
+        messages[name] = _refused_by_the_filter(exc)
 attempt("thread", lambda: threading.Thread(target=print).start())
-attempt("fork", os.fork)
+attempt("fork", lambda: os.fork())
 attempt("popen", lambda: subprocess.Popen(["/bin/true"]))
 attempt("posix_spawn", lambda: os.posix_spawn("/bin/true", ["true"], {}))
 attempt("memfd", lambda: os.memfd_create("hoard"))
 attempt("execv", lambda: os.execv("/bin/true", ["true"]))
+attempt("socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+attempt("socketpair", socket.socketpair)
+attempt("pipe", lambda: os.pipe())
+attempt("pipe2", lambda: os.pipe2(0))
+attempt("fifo", lambda: os.mkfifo(os.path.join(os.path.dirname(__file__), "fifo")))
+attempt("epoll", lambda: select.epoll())
 seen["system"] = os.system("true")
 def raw(number, *args):
     if libc.syscall(ctypes.c_long(number), *args) == -1:
         return errno.errorcode[ctypes.get_errno()]
     return "ran"
+numbers = seccomp.ARCHITECTURES[seccomp.machine()][1]
 seen["clone3"] = raw(435, ctypes.c_void_p(0), ctypes.c_size_t(0))
-seen["shmget"] = raw(seccomp.ARCHITECTURES[seccomp.machine()][1]["shmget"], 0, 1 << 20, 0o1600)
-seen["unshare"] = raw(seccomp.ARCHITECTURES[seccomp.machine()][1]["unshare"], 0x20000)
+seen["shmget"] = raw(numbers["shmget"], 0, 1 << 20, 0o1600)
+seen["semget"] = raw(numbers["semget"], 0, 32000, 0o600)
+seen["unshare"] = raw(numbers["unshare"], 0x20000)
+ends = (ctypes.c_int * 2)()
+seen["raw pipe"] = raw(numbers["pipe"], ends) if "pipe" in numbers else "EPERM"  # aarch64 has pipe2 alone
+seen["raw socketpair"] = raw(numbers["socketpair"], 1, 1, 0, ends)  # AF_UNIX, SOCK_STREAM
 x = torch.randn(64, 64, requires_grad=True)
 (x @ x).softmax(-1).sum().backward()  # torch still works, in this one thread
 with open("/dev/null", "w") as f:
     f.write("fine")
 seen["torch"] = bool(x.grad is not None)
-print(json.dumps({"refused": refused, "seen": seen}))
+print(json.dumps({"refused": refused, "seen": seen, "messages": messages}))
 """
 
 
-def _run_filtered(code: str) -> subprocess.CompletedProcess:
+def _run_filtered(code: str, folder: Path) -> subprocess.CompletedProcess:
+    """`code` run from a file, so that the worker's messages can read the line a call was on."""
+    script = folder / "filtered.py"
+    script.write_text(code)
     env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
 
 
-def test_the_filter_refuses_threads_processes_and_memfds_and_leaves_torch_working():
+def test_the_filter_refuses_threads_processes_memfds_sockets_and_pipes_and_leaves_torch_working(tmp_path):
     if seccomp.machine() not in seccomp.ARCHITECTURES:
         pytest.skip(f"no filter for {seccomp.machine()} (grading refuses there)")
-    done = _run_filtered(FILTERED)
+    done = _run_filtered(FILTERED, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"clone", "clone3", "execve", "memfd_create", "shmget", "unshare", "ptrace", "bpf"} <= set(report["refused"])
+    assert {"clone", "clone3", "execve", "memfd_create", "shmget", "semget", "unshare", "ptrace", "bpf",
+            "socket", "socketpair", "pipe2", "mknodat", "epoll_create1"} <= set(report["refused"])
     assert report["seen"] == {
         "thread": "can't start new thread", "fork": "EPERM", "popen": "EPERM", "posix_spawn": "EPERM",
-        "memfd": "EPERM", "execv": "EPERM",
+        "memfd": "EPERM", "execv": "EPERM", "socket": "EPERM", "socketpair": "EPERM", "pipe": "EPERM",
+        "pipe2": "EPERM", "fifo": "EPERM", "epoll": "EPERM",
         "system": 127 << 8,  # the C library's "no shell could be started"
-        "clone3": "ENOSYS", "shmget": "EPERM", "unshare": "EPERM", "torch": True,
+        "clone3": "ENOSYS", "shmget": "EPERM", "semget": "EPERM", "unshare": "EPERM", "raw pipe": "EPERM",
+        "raw socketpair": "EPERM", "torch": True,
+    }
+    # What the student reads for each (subprocess makes its pipes first: still "one thread").
+    assert report["messages"] == {
+        "thread": ONE_THREAD, "fork": ONE_THREAD, "popen": ONE_THREAD, "posix_spawn": ONE_THREAD,
+        "memfd": NO_MEMFD, "execv": ONE_THREAD, "socket": NO_SOCKETS, "socketpair": NO_SOCKETS,
+        "pipe": NO_SOCKETS, "pipe2": NO_SOCKETS, "fifo": NO_SOCKETS, "epoll": NO_SOCKETS,
     }
 
 
-def test_a_system_call_of_another_abi_kills_the_process():
+def test_a_system_call_of_another_abi_kills_the_process(tmp_path):
     if seccomp.machine() != "x86_64":
         pytest.skip("the x32 ABI exists on x86_64 only")
     code = ("import ctypes\nfrom quizforge.grading.sandboxed import seccomp\nseccomp.install()\n"
             "libc = ctypes.CDLL(None)\nlibc.syscall(ctypes.c_long(0x40000000 | 39))\nprint('survived')\n")
-    done = _run_filtered(code)
+    done = _run_filtered(code, tmp_path)
+    assert done.returncode == -signal.SIGSYS and "survived" not in done.stdout
+
+
+# i386's socketcall (102), through int 0x80: every socket call behind one number the filter does not list.
+SOCKETCALL = r"""
+import ctypes, mmap, sys
+from quizforge.grading.sandboxed import seccomp
+if sys.argv[1] == "filtered":
+    seccomp.install()
+page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(bytes([0xB8, 102, 0, 0, 0, 0xCD, 0x80, 0xC3]))  # mov eax, 102; int 0x80; ret
+call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+print("survived", call())
+"""
+
+
+def test_i386_socketcall_kills_the_process(tmp_path):
+    if seccomp.machine() != "x86_64":
+        pytest.skip("i386 system calls reach an x86_64 kernel only")
+    script = tmp_path / "socketcall.py"
+    script.write_text(SOCKETCALL)
+    env = {"PATH": "/usr/bin:/bin"}
+    plain = subprocess.run([sys.executable, str(script), "plain"], capture_output=True, text=True, timeout=60, env=env)
+    if plain.returncode != 0:
+        pytest.skip("this kernel runs no i386 system calls (no IA32 emulation)")
+    assert plain.stdout.strip() == "survived -22"  # unfiltered, socketcall runs: EINVAL for its empty arguments
+    done = subprocess.run([sys.executable, str(script), "filtered"], capture_output=True, text=True, timeout=60,
+                          env=env)
     assert done.returncode == -signal.SIGSYS and "survived" not in done.stdout
 
 
@@ -252,6 +309,7 @@ def softmax(x, dim=-1):
 
 # The same helper through os.fork, multiprocessing and os.posix_spawn. (os.system needs a shell,
 # which the sandbox does not hold; test_the_filter_refuses_... checks it where one exists.)
+# The forked helper answers through a file: a pipe would be refused before the fork is tried.
 FORK_SOFTMAX = """
 import os
 import pickle
@@ -260,15 +318,14 @@ import torch
 
 
 def softmax(x, dim=-1):
-    read, write = os.pipe()
-    if os.fork() == 0:
-        os.write(write, pickle.dumps(torch.softmax(x.detach(), dim)))
+    pid = os.fork()
+    if pid == 0:
+        with open("helper.pickle", "wb") as f:
+            pickle.dump(torch.softmax(x.detach(), dim), f)
         os._exit(0)
-    os.close(write)
-    data = b""
-    while chunk := os.read(read, 1 << 16):
-        data += chunk
-    return pickle.loads(data)
+    os.waitpid(pid, 0)
+    with open("helper.pickle", "rb") as f:
+        return pickle.load(f)
 """
 
 MULTIPROCESSING_SOFTMAX = """
@@ -438,6 +495,93 @@ def test_a_tmpfs_hoard_stops_at_the_tmpfs_size(where, forked, zygote):
         submission.close()
     assert error == 28  # ENOSPC
     assert written <= 16 << 20
+
+
+@needs_sandbox
+@pytest.mark.parametrize("forked", [False, True], ids=["launched", "forked"])
+def test_files_and_xattrs_stop_at_the_tmpfs_inode_limit(forked, zygote):
+    """Empty files and extended attributes are kernel memory that a tmpfs's size does not count
+    (932 MiB of files in 20 s, 1 GiB of xattrs, before): nr_inodes bounds both."""
+    source = textwrap.dedent("""
+        import os
+
+        def hoard():
+            found = []
+            for folder in ("/tmp", "."):
+                made = 0
+                try:
+                    while made < 100_000:
+                        os.close(os.open(f"{folder}/{made}", os.O_CREAT | os.O_WRONLY, 0o600))
+                        made += 1
+                except OSError as exc:
+                    found.append([exc.errno, made])
+            held = 0
+            try:
+                with open("/dev/shm/x", "w"):
+                    pass
+                while held < (1 << 30):
+                    os.setxattr("/dev/shm/x", f"user.{held}", b"x" * 65536)
+                    held += 65536
+            except OSError as exc:
+                found.append([exc.errno, held])
+            return found
+    """).encode()
+    submission = IsolatedSubmission(source, Limits(call_seconds=30), zygote=zygote if forked else None)
+    try:
+        submission.start()
+        found = submission.call("hoard")
+    finally:
+        submission.close()
+    assert [error for error, _ in found] == [28, 28, 28]  # ENOSPC
+    (_, files_in_tmp), (_, files_in_scratch), (_, xattr_bytes) = found
+    assert 900 <= files_in_tmp <= TMPFS_INODES and 900 <= files_in_scratch <= TMPFS_INODES
+    assert 0 < xattr_bytes <= TMPFS_INODES * 1024
+
+
+def test_the_memory_poll_counts_page_tables():
+    """Read-only mappings of the zero page: page tables alone, neither resident nor under
+    RLIMIT_DATA (513 MiB of them in a minute, before the poll counted VmPTE)."""
+    from quizforge.grading.sandbox import _private_memory
+
+    def anon() -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("RssAnon:"))
+
+    before, anon_before = _private_memory(os.getpid()), anon()
+    block = mmap.mmap(-1, 2 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ)
+    try:
+        block.madvise(mmap.MADV_NOHUGEPAGE)  # else one huge zero page needs no page table
+        block.madvise(22)                    # MADV_POPULATE_READ (Linux 5.14): 4 MiB of page tables
+        grew, anon_grew = _private_memory(os.getpid()) - before, anon() - anon_before
+    except OSError as exc:
+        pytest.skip(f"cannot populate a mapping here ({exc})")
+    finally:
+        block.close()
+    assert 3.5 * 2**20 <= grew <= 8 * 2**20
+    assert anon_grew < 2**20
+
+
+@needs_sandbox
+def test_posix_timers_stop_at_the_pending_signal_limit(zygote):
+    """Each POSIX timer is kernel memory (96,365 of them held 36 MiB): RLIMIT_SIGPENDING bounds them."""
+    source = textwrap.dedent("""
+        import ctypes
+
+        def hoard():
+            libc = ctypes.CDLL(None, use_errno=True)
+            timer = ctypes.c_void_p()
+            made = 0
+            while made < 100_000 and libc.timer_create(1, None, ctypes.byref(timer)) == 0:
+                made += 1
+            return [ctypes.get_errno(), made]
+    """).encode()
+    submission = IsolatedSubmission(source, Limits(call_seconds=30), zygote=zygote)
+    try:
+        submission.start()
+        error, made = submission.call("hoard")
+    finally:
+        submission.close()
+    assert error == 11 and 0 < made <= 64  # EAGAIN
 
 
 @needs_sandbox

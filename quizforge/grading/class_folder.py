@@ -4,9 +4,11 @@ Both `quiz grade --batch` (batch.py) and Gradescope's run_autograder (autograder
 submissions only through `read_submission_file`: every folder on the way and the file
 itself are opened with O_NOFOLLOW, so a link to the reference, to solutions/ or to
 another student is refused rather than followed; the file must be a regular one (a FIFO
-would hang the reader) of at most SUBMISSION_BYTES, and Python source text. The bytes are
-read from that same descriptor, once: what is graded, hashed and compared for similarity
-is what was checked. A refusal is a `Refused` with the reason, for problems.csv.
+would hang the reader) with a single name (a hard link looks like any file, but may be
+solutions/softmax.py under another name), of at most SUBMISSION_BYTES, and Python source
+text. The bytes are read from that same descriptor, once: what is graded, hashed and
+compared for similarity is what was checked. A refusal is a `Refused` with the reason, for
+problems.csv.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ def decode_source(data: bytes) -> str:
                       "a binary file, not Python source") from None
 
 
+def hard_link_problem(shown: str, links: int, fix: str = "hand in a copy") -> str:
+    return (f"{shown} is a hard link (one file with {links} names): refused, since it may be a link to a file "
+            f"the student does not own; {fix}")
+
+
 def _open_no_follow(name: str, dir_fd: int | None, directory: bool) -> int:
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK
     try:
@@ -99,6 +106,8 @@ def read_submission_file(top: Path, parts: tuple[str, ...]) -> bytes:
         info = os.fstat(file_fd)
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{visible_name(parts[-1])} is not a regular file")
+        if info.st_nlink > 1:
+            raise Refused(hard_link_problem("/".join(visible_name(p) for p in parts), info.st_nlink))
         if info.st_size > SUBMISSION_BYTES:
             raise Refused(f"the file is {format_size(info.st_size)}; a submission may be at most "
                           f"{format_size(SUBMISSION_BYTES)}")

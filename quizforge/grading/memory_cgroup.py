@@ -9,8 +9,9 @@ Usable where some cgroup2 folder on the way from ours up to the mount's root off
 memory controller and lets us make a child there: as root on a cgroup2 host, or under a
 delegated systemd user slice (`systemd-run --user --scope -p Delegate=yes quiz grade ...`).
 Elsewhere (a cgroup v1 or hybrid host, a container without a delegated cgroup) there is
-none, and the sandbox relies on the rest: RLIMIT_DATA, the RSS poll, memfd_create and
-SysV shared memory refused by the worker's seccomp filter, and size-limited tmpfs folders.
+none, and the sandbox relies on the rest: RLIMIT_DATA, the poll of resident memory and
+page tables, memfd_create, SysV IPC, new sockets, pipes and FIFOs refused by the worker's
+seccomp filter, and tmpfs folders limited in size and inodes.
 
 Each cgroup is named after the judge's pid, so the next judge to start removes what one
 that was SIGKILLed left behind. Standard library only.

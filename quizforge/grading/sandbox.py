@@ -11,11 +11,11 @@ their dependencies; nothing of quizforge. It enforces
 
 * time: each request has a deadline; past it the whole tree is killed (SIGKILL, so
   a submission that ignores SIGTERM makes no difference);
-* memory: RLIMIT_DATA in the worker, plus the resident memory of the whole tree
-  polled while the judge waits, since shared mappings escape the rlimit; where cgroup v2
-  is delegated, a memory cgroup per worker too (memory_cgroup.py), which also counts
-  what no process maps. memfds and SysV shared memory are refused by the worker's
-  seccomp filter, and its tmpfs folders are size-limited;
+* memory: RLIMIT_DATA in the worker, plus the resident memory and page tables of the
+  whole tree polled while the judge waits, since shared mappings escape the rlimit; where
+  cgroup v2 is delegated, a memory cgroup per worker too (memory_cgroup.py), which also
+  counts what no process maps. memfds, SysV IPC, new sockets, pipes and FIFOs are refused
+  by the worker's seccomp filter, and its tmpfs folders are limited in size and inodes;
 * processes: killing the init of the PID namespace makes the kernel kill everything
   inside; with --unsafe-no-sandbox, the launcher is a child subreaper and the judge
   kills its descendants (and, with a dropped uid, every process of that uid).
@@ -243,12 +243,14 @@ def descendants(pid: int) -> list[int]:
 
 
 def _private_memory(pid: int) -> int:
-    """Anonymous plus shared-memory resident bytes: what the process itself holds."""
+    """Anonymous and shared-memory resident bytes, and page tables: what the process itself
+    holds. (Read-only mappings of the zero page are page tables alone: 513 MiB of them in a
+    minute, neither resident nor under RLIMIT_DATA.)"""
     total = 0
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith(("RssAnon:", "RssShmem:")):
+                if line.startswith(("RssAnon:", "RssShmem:", "VmPTE:")):
                     total += int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass

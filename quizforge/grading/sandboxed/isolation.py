@@ -174,6 +174,8 @@ def set_limits(cfg: dict, nproc: int | None) -> None:
     cap(resource.RLIMIT_CORE, "RLIMIT_CORE", 0)
     cap(resource.RLIMIT_FSIZE, "RLIMIT_FSIZE", 64 * 2**20)
     cap(resource.RLIMIT_NOFILE, "RLIMIT_NOFILE", 1024)
+    # Each POSIX timer and queued signal is kernel memory; at the default (~96,000) timers held 36 MiB.
+    cap(resource.RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", 64)
     if nproc is not None:
         cap(resource.RLIMIT_NPROC, "RLIMIT_NPROC", nproc)
 

@@ -3,15 +3,17 @@
 Installed by worker.serve() once torch is imported and its thread pools are set to one,
 and before any submission code runs. From then on the kernel refuses, with EPERM, the
 system calls that would start a thread or a process (clone, fork, vfork, execve, ...),
-give memory a place outside the memory limit (memfd_create, SysV shared memory and
-message queues) or reach past the sandbox (mount, unshare, setns, ptrace, bpf, ...).
+give memory a place outside the memory limit (memfd_create, SysV IPC, new sockets, pipes,
+FIFOs and epoll instances) or reach past the sandbox (mount, unshare, setns, ptrace, bpf
+and the like).
 clone3 gets ENOSYS instead, so the C library falls back to clone, which gets EPERM:
 clone3 passes its flags in memory, where a filter cannot read them.
 
 The filter is a classic BPF program of our own, loaded with the seccomp() system call
 for every thread of the process (TSYNC). A system call of another ABI than the
-process's own (i386 or x32 on x86_64) kills the process: this filter only knows the
-numbers of the native one. An architecture it does not know is refused with
+process's own (i386 or x32 on x86_64, AArch32 on aarch64) kills the process: this filter
+only knows the numbers of the native one, and i386's socketcall (every socket call behind
+one number) is never reached. An architecture it does not know is refused with
 StepFailed("seccomp"), never run unfiltered. Standard library only.
 """
 
@@ -25,12 +27,17 @@ import platform
 from .isolation import PR_SET_NO_NEW_PRIVS, StepFailed, libc, prctl
 
 # Refused with EPERM, by name. Each architecture's numbers are below; a name an
-# architecture lacks (fork on aarch64) simply does not exist there.
+# architecture lacks (fork, pipe, mknod, epoll_create on aarch64) simply does not exist there.
 REFUSED = (
     # threads and processes
     "clone", "fork", "vfork", "execve", "execveat",
     # memory that no process maps, so neither RLIMIT_DATA nor the RSS poll sees it
     "memfd_create", "memfd_secret", "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl",  # 2 MiB of kernel memory per set, 32,000 sets
+    # kernel buffers, unmapped too: 200 filled socket pairs held 1.5 GiB, a pipe holds up to 1 MiB.
+    # The worker's channel (fds 3 and 4, its output) is inherited already open: it needs no new one.
+    # mknod makes FIFOs (a pipe each); an epoll's watches cost the square of the open files (50 MiB).
+    "socket", "socketpair", "pipe", "pipe2", "mknod", "mknodat", "epoll_create", "epoll_create1",
     # namespaces, mounts and the root
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
     "fsconfig", "fsmount", "fspick", "mount_setattr", "name_to_handle_at", "open_by_handle_at",
@@ -49,7 +56,9 @@ MISSING = ("clone3",)
 _X86_64 = {
     "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "clone3": 435,
     "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
-    "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71,
+    "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semget": 64, "semop": 65, "semtimedop": 220,
+    "semctl": 66, "socket": 41, "socketpair": 53, "pipe": 22, "pipe2": 293, "mknod": 133, "mknodat": 259,
+    "epoll_create": 213, "epoll_create1": 291,
     "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
     "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "mount_setattr": 442, "name_to_handle_at": 303, "open_by_handle_at": 304,
@@ -65,7 +74,8 @@ _X86_64 = {
 _AARCH64 = {
     "clone": 220, "execve": 221, "execveat": 281, "clone3": 435,
     "memfd_create": 279, "memfd_secret": 447, "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
-    "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
+    "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "semget": 190, "semop": 193, "semtimedop": 192,
+    "semctl": 191, "socket": 198, "socketpair": 199, "pipe2": 59, "mknodat": 33, "epoll_create1": 20,
     "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
     "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "mount_setattr": 442, "name_to_handle_at": 264, "open_by_handle_at": 265,

@@ -6,9 +6,9 @@ Started by the sandbox (see launcher.py) in a scratch directory that holds only 
 copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
 are a pipe the judge drains and truncates. Only this folder of quizforge is on its
 path. It imports torch, sets its thread pools to one, installs the forbidden-API guards
-and the seccomp filter (seccomp.py: no threads, processes or memfds from here on), says
-hello, and then serves one request at a time. Everything here runs
-next to untrusted code, so the judge trusts none of it: replies are plain data that
+and the seccomp filter (seccomp.py: no threads, processes, memfds, sockets or pipes from
+here on), says hello, and then serves one request at a time. Everything here runs next
+to untrusted code, so the judge trusts none of it: replies are plain data that
 the judge decodes strictly, and a reply can at worst be wrong, never run code there.
 """
 
@@ -56,17 +56,22 @@ def _backward(out: Any, grad_output: Any) -> None:
 
 ONE_THREAD = "this challenge runs in one thread: threading and subprocess are not available"
 NO_MEMFD = "memfd_create is not available: memory must stay in the process, under the memory limit"
+NO_SOCKETS = ("sockets and pipes are not available: their buffers are kernel memory outside the process, "
+              "and memory must stay under the memory limit")
 # Where, in the innermost frame's source line, a call the seccomp filter refuses with EPERM shows.
 _PROCESS_WORDS = ("fork", "spawn", "exec", "clone")
-# Standard-library modules whose EPERM means a process could not be started.
+_SOCKET_WORDS = ("socket", "pipe", "mkfifo", "mknod", "epoll")
+# Standard-library modules whose EPERM means a process could not be started (subprocess and
+# multiprocessing make their pipes before they fork: still a process, for the student).
 _PROCESS_MODULES = ("/subprocess.py", "/pty.py", "/popen_fork.py", "/popen_spawn_posix.py", "/popen_forkserver.py",
                     "/forkserver.py")
+_PROCESS_PACKAGES = ("/multiprocessing/", "/concurrent/futures/")
 
 
 def _refused_by_the_filter(exc: BaseException) -> str | None:
-    """The student-facing message for a thread or process the kernel would not start; None
-    for any other exception. What the filter refuses arrives as a plain EPERM, so this reads
-    what was being called."""
+    """The student-facing message for a thread, process, socket or pipe the kernel would not
+    make; None for any other exception. What the filter refuses arrives as a plain EPERM, so
+    this reads what was being called."""
     if isinstance(exc, RuntimeError) and str(exc).startswith("can't start new thread"):
         return ONE_THREAD
     if not isinstance(exc, OSError) or exc.errno != errno.EPERM:
@@ -74,16 +79,21 @@ def _refused_by_the_filter(exc: BaseException) -> str | None:
     frames = list(traceback.walk_tb(exc.__traceback__))
     for frame, _ in frames:
         file, name = frame.f_code.co_filename, frame.f_code.co_name.lstrip("_")
-        if file.endswith(_PROCESS_MODULES) or (file.endswith("/os.py") and name.startswith(("spawn", "exec", "popen"))):
+        if (file.endswith(_PROCESS_MODULES) or any(p in file for p in _PROCESS_PACKAGES)
+                or (file.endswith("/os.py") and name.startswith(("spawn", "exec", "popen")))):
             return ONE_THREAD
     if not frames:
         return None
     frame, lineno = frames[-1]
+    if frame.f_code.co_filename.endswith("/socket.py"):
+        return NO_SOCKETS
     line = linecache.getline(frame.f_code.co_filename, lineno)
     if "memfd_create" in line:
         return NO_MEMFD
     if any(word in line for word in _PROCESS_WORDS):
         return ONE_THREAD
+    if any(word in line for word in _SOCKET_WORDS):
+        return NO_SOCKETS
     return None
 
 

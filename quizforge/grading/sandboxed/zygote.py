@@ -117,13 +117,13 @@ def _mount_points_below(folder: str) -> list[str]:
     return outermost
 
 
-def _fresh_tmpfs_keeping_binds(folder: str, size: str) -> None:
+def _fresh_tmpfs_keeping_binds(folder: str, size: str, inodes: int) -> None:
     """An empty tmpfs on `folder`, with the read-only binds the launcher put inside it (a venv
     under /tmp) bound again at the same places: otherwise the worker's lazy imports from
     that venv would find nothing."""
     kept = [(point, os.open(point, os.O_PATH | os.O_CLOEXEC)) for point in _mount_points_below(folder)]
     try:
-        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=1777")
+        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},nr_inodes={inodes},mode=1777")
         for point, fd in kept:
             if os.path.isdir(f"/proc/self/fd/{fd}"):
                 os.makedirs(point, mode=0o755, exist_ok=True)
@@ -147,11 +147,12 @@ def _child(config: dict, request: dict, fds: dict[str, int], status: _StatusSock
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         uid = os.getuid()
         mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV,
-              f"size={config['scratch_size']},mode=0700,uid={uid},gid={os.getgid()}")
+              f"size={config['scratch_size']},nr_inodes={config['tmpfs_inodes']},mode=0700,uid={uid},"
+              f"gid={os.getgid()}")
         with open(os.path.join(home, "submission.py"), "wb") as f:
             f.write(source)
         for path in ("/tmp", "/dev/shm"):
-            _fresh_tmpfs_keeping_binds(path, config["tmp_size"])
+            _fresh_tmpfs_keeping_binds(path, config["tmp_size"], config["tmpfs_inodes"])
     except OSError as exc:
         raise StepFailed("file-system isolation", f"cannot give the worker fresh folders ({exc})") from None
     init = os.fork()
