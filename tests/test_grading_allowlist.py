@@ -6,6 +6,7 @@ at full marks through the same sandbox."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,9 @@ CASES = {
     # submission can name (the capability compile) stops it.
     "refs_softmax": ("softmax", "`pkgutil` cannot be imported", None),
     "pydoc_locate": ("softmax", "`pydoc` cannot be imported", "torch._masked_softmax is not allowed in a submission"),
-    "group_norm": ("layer_norm", None, "`aten::native_group_norm` is not allowed in `layer_norm`"),
+    # On the list since issue #30 (the measured one-call loopholes); the allow-list alone is below.
+    "group_norm": ("layer_norm", "F.group_norm (torch.nn.functional.group_norm) is forbidden",
+                   "torch.nn.functional.group_norm is forbidden in this challenge"),
     "lifted_for_one_call": ("softmax", "`from torch.utils._python_dispatch import ...`",
                             "lifting the forbidden-API guards is forbidden in this challenge"),
     # The kernel behind torch.softmax: the dispatch guard names the API it implements.
@@ -54,11 +57,8 @@ def test_the_static_check_refuses_each_attack_by_line_and_name(attack):
     challenge_id, static, _ = CASES[attack]
     source = (ATTACKS / f"{attack}.py").read_text()
     found = [v.describe() for v in check_source(ast.parse(source), load_challenge(challenge_id).forbidden)]
-    if static is None:  # a public API: only the worker's allow-list can tell what it computes
-        assert found == []
-        return
     assert found and found[0].startswith("line ") and static in found[0], found
-    assert "not allowed in a submission" in found[0]
+    assert "not allowed in a submission" in found[0] or found[0].endswith("is forbidden in this challenge")
 
 
 @pytest.mark.parametrize("attack", sorted(CASES))
@@ -93,6 +93,19 @@ def test_the_worker_guards_alone_refuse_each_attack(attack, zygote):
     messages = refusals(result)
     assert result.tests and result.score <= FLOOR[challenge_id], messages
     assert any(runtime in m for m in messages), messages
+
+
+@needs_namespaces
+def test_the_allow_list_alone_refuses_a_public_api_off_the_forbidden_list(zygote):
+    """group_norm as layer_norm, under layer_norm's list before group_norm was on it: the names let
+    it through, the ATen allow-list does not."""
+    earlier = replace(load_challenge("layer_norm"), forbidden=(
+        "torch.nn.functional.layer_norm", "torch.layer_norm", "torch.native_layer_norm", "torch.nn.LayerNorm"))
+    assert check_source(ast.parse((ATTACKS / "group_norm.py").read_text()), earlier.forbidden) == []
+    result = grade_unchecked(ATTACKS / "group_norm.py", earlier, zygote=zygote)
+    messages = refusals(result)
+    assert result.tests and result.score <= FLOOR["layer_norm"], messages
+    assert any("`aten::native_group_norm` is not allowed in `layer_norm`" in m for m in messages), messages
 
 
 @needs_namespaces
