@@ -96,9 +96,9 @@ def test_the_worker_guards_alone_refuse_each_attack(attack, zygote):
 
 
 @needs_namespaces
-def test_the_allow_list_alone_refuses_a_public_api_off_the_forbidden_list(zygote):
+def test_the_dispatch_layer_alone_refuses_a_public_api_off_the_forbidden_list(zygote):
     """group_norm as layer_norm, under layer_norm's list before group_norm was on it: the names let
-    it through, the ATen allow-list does not."""
+    it through, the dispatch layer, which withholds every norm kernel there, does not."""
     earlier = replace(load_challenge("layer_norm"), forbidden=(
         "torch.nn.functional.layer_norm", "torch.layer_norm", "torch.native_layer_norm", "torch.nn.LayerNorm"))
     assert check_source(ast.parse((ATTACKS / "group_norm.py").read_text()), earlier.forbidden) == []
