@@ -15,7 +15,6 @@ challenge.toml:
     title = "Numerically stable softmax"
     names = ["softmax"]                 # what the submission must define
     forbidden = ["torch.softmax", ...]  # dotted APIs the submission may not use
-    allowed_ops = ["aten::add", ...]    # the only ATen ops it may reach (measured: grading/measure_ops.py)
     call_timeout = 10.0                 # seconds per request to the worker
     total_timeout = 120.0               # seconds for the whole suite
     broken_starter = "..."              # only when the starter runs but is wrong on purpose:
@@ -42,7 +41,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # start` copies (the first three) and what `quiz grade` runs. Never meta/variants/ (nor solutions/).
 SHIPPED = ("README.md", "starter.py", "test_public.py", "meta/challenge.toml", "meta/test_hidden.py")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-FIELDS = {"title", "names", "forbidden", "allowed_ops", "call_timeout", "total_timeout", "visibility",
+FIELDS = {"title", "names", "forbidden", "call_timeout", "total_timeout", "visibility",
           "broken_starter", "weights", "diagnoses"}
 
 
@@ -53,8 +52,6 @@ class Challenge:
     folder: Path                 # exercises/<id>/
     names: tuple[str, ...]
     forbidden: tuple[str, ...] = ()
-    # ATen overload packets the worker lets the submission reach; None: no allow-list (test-only challenges).
-    allowed_ops: tuple[str, ...] | None = None
     call_timeout: float = 10.0
     total_timeout: float = 120.0
     weights: dict[str, float] = field(default_factory=dict)
@@ -149,14 +146,12 @@ def read_challenge(folder: Path) -> Challenge:
     visibility = top.data.get("visibility", "after_due_date")
     if visibility not in VISIBILITIES:
         raise top.fail(f"'visibility' must be one of {', '.join(VISIBILITIES)}", "visibility")
-    allowed_ops = top.text_list("allowed_ops", minimum=1) if "allowed_ops" in top.data else None
     challenge = Challenge(
         id=folder.name,
         title=top.text_field("title"),
         folder=folder,
         names=top.text_list("names", minimum=1),
         forbidden=top.text_list("forbidden"),
-        allowed_ops=allowed_ops,
         call_timeout=_number(top, "call_timeout", 10.0),
         total_timeout=_number(top, "total_timeout", 120.0),
         weights=_weights(top.table("weights")),

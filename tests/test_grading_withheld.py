@@ -1,4 +1,4 @@
-"""Allow-lists, not deny-lists (issues #20 and #30): each attack through the real `quiz grade`
+"""Every layer refuses on its own (issues #20 and #30): each attack through the real `quiz grade`
 path, and again with the static check and the capability compile bypassed so the worker's
 guards (the second layer) are tested on their own; and every solution and other correct style
 at full marks through the same sandbox."""
@@ -34,7 +34,7 @@ CASES = {
     # submission can name (the capability compile) stops it.
     "refs_softmax": ("softmax", "`pkgutil` cannot be imported", None),
     "pydoc_locate": ("softmax", "`pydoc` cannot be imported", "torch._masked_softmax is not allowed in a submission"),
-    # On the list since issue #30 (the measured one-call loopholes); the allow-list alone is below.
+    # On the list since issue #30 (the measured one-call loopholes); the dispatch layer alone is below.
     "group_norm": ("layer_norm", "F.group_norm (torch.nn.functional.group_norm) is forbidden",
                    "torch.nn.functional.group_norm is forbidden in this challenge"),
     "lifted_for_one_call": ("softmax", "`from torch.utils._python_dispatch import ...`",
