@@ -191,6 +191,69 @@ def test_the_import_check_sees_every_spelling(tmp_path):
         assert found, source
 
 
+# --- a hidden suite imports the suites' API only -------------------------------------------------
+
+SUITE_ROOTS = set(sys.stdlib_module_names) | {"torch", "pytest"}
+
+
+def suite_imports(path: Path) -> set[str]:
+    """What a suite imports, as dotted names: `from quizforge import x` reads as quizforge.x, and a
+    relative import keeps its dots (a suite is not in a package, so none is allowed)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.ImportFrom):
+            found |= ({f"quizforge.{alias.name}" for alias in node.names} if node.module == "quizforge"
+                      else {node.module})
+    return found
+
+
+def refused_suite_imports(path: Path) -> set[str]:
+    return {name for name in suite_imports(path) if name.split(".")[0] not in SUITE_ROOTS
+            and name != "quizforge.challenges" and not name.startswith("quizforge.challenges.")}
+
+
+@pytest.mark.parametrize("challenge", challenge_ids())
+def test_every_hidden_suite_imports_only_the_suites_api(challenge):
+    """quizforge.challenges, torch, pytest and the standard library: never the grader (its worker's
+    modules included), nor the rest of quizforge."""
+    path = REPO / "exercises" / challenge / "meta" / "test_hidden.py"
+    assert refused_suite_imports(path) == set()
+    assert "quizforge.challenges" in suite_imports(path)
+
+
+def test_the_suite_import_check_refuses_what_the_suites_once_imported(tmp_path):
+    path = tmp_path / "test_hidden.py"
+    refused = {"from quizforge.grading.sandboxed.models import TableLM": "quizforge.grading.sandboxed.models",
+               "from quizforge.grading.sandboxed import models": "quizforge.grading.sandboxed",
+               "from quizforge import grading": "quizforge.grading",
+               "def f():\n    import quizforge.reference.mha": "quizforge.reference.mha",
+               "from quizforge.reference.attention import causal_mask": "quizforge.reference.attention",
+               "import numpy": "numpy",
+               "from . import helpers": "."}
+    for source, name in refused.items():
+        path.write_text(source + "\n")
+        assert refused_suite_imports(path) == {name}, source
+    path.write_text("from __future__ import annotations\nimport math\nimport torch.nn.functional as F\n"
+                    "import pytest\nfrom quizforge.challenges import checks, models\n"
+                    "from quizforge.challenges.models import TableLM\nfrom quizforge import challenges\n")
+    assert refused_suite_imports(path) == set()
+
+
+def test_the_models_the_worker_builds_are_the_suites_own():
+    """One definition on both sides: the hidden suites import quizforge.challenges.models, and that file
+    is what the worker holds as its models.py (see test_grading_trust for the worker's own imports)."""
+    from quizforge.challenges import models
+    from quizforge.grading.sandbox import worker_modules
+
+    assert Path(worker_modules()["models.py"]) == Path(models.__file__)
+    assert not (PACKAGE / "grading" / "sandboxed" / "models.py").exists()
+    assert not {m for m in imported_modules(Path(models.__file__)) if m.startswith("quizforge")}
+
+
 # --- what a plain wheel carries -----------------------------------------------------------------
 
 def test_a_plain_wheel_ships_the_challenges_but_not_the_answers(tmp_path):

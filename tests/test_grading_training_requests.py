@@ -10,9 +10,8 @@ import pytest
 import torch
 
 from grading_support import write_submission
-from quizforge.challenges import load_challenge
+from quizforge.challenges import load_challenge, models
 from quizforge.grading.loopback import LoopbackSubmission
-from quizforge.grading.sandboxed import models
 from quizforge.grading.submission import SubmissionError
 
 

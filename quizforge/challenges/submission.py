@@ -118,7 +118,7 @@ class Submission:
 
     def call_with_model(self, name: str, model: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
         """name(model, *args, **kwargs), the model built in the worker from its description
-        (see sandboxed/models.py). Returns {"value": the result, "calls": [shape of each
+        (see quizforge/challenges/models.py). Returns {"value": the result, "calls": [shape of each
         context the model was called with]}."""
         raise NotImplementedError
 
@@ -131,8 +131,8 @@ class Submission:
 
     def train(self, name: str, model: dict[str, Any], steps: int, *, groups: list[dict[str, Any]] | None = None,
               closure: bool = False, **kwargs: Any) -> dict[str, Any]:
-        """Train a model built in the worker from its description (sandboxed/models.py) for `steps`
-        steps with the submission's optimizer class `name` (see sandboxed/models.train). Returns
+        """Train a model built in the worker from its description (challenges/models.py) for `steps`
+        steps with the submission's optimizer class `name` (see models.train). Returns
         {"params": {name: tensor after training}, "returns": [what each step() returned]}."""
         raise NotImplementedError
 

@@ -1,4 +1,5 @@
-"""`quiz export`: autograders for Gradescope and GitHub Classroom that run `quiz grade`."""
+"""`quiz export`: a Gradescope autograder that runs `quiz grade`, and a GitHub Classroom template
+that runs the public tests."""
 
 from __future__ import annotations
 
@@ -34,22 +35,19 @@ def export_gradescope(challenge_id: str, out: Path, unsafe: bool) -> None:
 @click.argument("challenge_id", metavar="ID")
 @click.option("-o", "--output", "folder", type=click.Path(path_type=Path), default=Path("."), show_default=True,
               help="The template repository's folder (its parent must exist).")
-@click.option("--install", metavar="COMMAND", help="How the runner installs quizforge (default: the wheel written "
-              "into the template's vendor/, after checking its sha256, and torch's CPU build).")
-@click.option("--file", "student_file", default="starter.py", show_default=True,
-              help="The student's file in their repository.")
+@click.option("--install", metavar="COMMAND", help="How the runner installs torch and pytest (default: torch's "
+              "CPU build pinned from PyTorch's index, and a pinned pytest).")
 @click.option("--force", is_flag=True, help="Replace the template's files already in the folder.")
-def export_github_classroom(challenge_id: str, folder: Path, install: str | None, student_file: str,
-                            force: bool) -> None:
+def export_github_classroom(challenge_id: str, folder: Path, install: str | None, force: bool) -> None:
     """Write a GitHub Classroom template repository: the statement (README.md), starter.py, the
-    public tests, quizforge as a wheel in vendor/, and .github/workflows/classroom.yml, which
-    installs that wheel (checked against its hash, never fetched by name) and gives full points
-    when `quiz grade` gives full marks."""
+    public tests, and .github/workflows/classroom.yml, which runs each public test as a GitHub
+    Classroom test worth one point. Nothing of quizforge is in it, so no hidden suite: grades
+    that count come from `quiz grade --batch` or the Gradescope export."""
     from quizforge.challenges import load_challenge
     from quizforge.grading.exports import write_classroom_template
-    from quizforge.grading.judge import failed_suite
 
-    challenge = load_challenge(challenge_id)
-    points = failed_suite(challenge, "").max_score  # the suite's points, collected without running it
-    written = write_classroom_template(challenge, folder, points, install, student_file, force)
+    written, removed = write_classroom_template(load_challenge(challenge_id), folder, install, force)
     click.echo(f"wrote {folder}: " + ", ".join(str(p.relative_to(folder)) for p in written))
+    if removed:
+        click.echo("removed an earlier template's wheel of quizforge, which held the hidden suites: "
+                   + ", ".join(str(p.relative_to(folder)) for p in removed))

@@ -40,7 +40,7 @@ FORMATS = ("table", "json", "junit")
               help="Draw the hidden inputs from seed N, to grade exactly as an earlier grading did (its result "
                    "names its seed). Default: a fresh secret seed for each grading. Not with --batch.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
-              help="Exit 3 when the score is below PERCENT of the points (for CI and GitHub Classroom).")
+              help="Exit 3 when the score is below PERCENT of the points (for a CI job of your own).")
 def grade_command(submission: Path | None, challenge_id: str, output_format: str, memory_limit: str,
                   time_limit: float | None, visibility: str | None, unsafe: bool, batch_dir: Path | None,
                   jobs: int, out_dir: Path | None, force: bool, seed: str | None, fail_under: float | None) -> None:

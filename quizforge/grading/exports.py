@@ -1,20 +1,22 @@
 """Autograders for the platforms courses already grade on: a Gradescope autograder zip and a
-GitHub Classroom template repository, both running `quiz grade` on the student's file and
-both installing the quizforge they carry, never one fetched by name from an index.
+GitHub Classroom template repository.
 
 Gradescope: the zip holds setup.sh (run once when the image is built: a venv, torch's CPU
-build, then quizforge from the package copy inside the zip) and run_autograder (run for
-each submission: autograder.py writes /autograder/results/results.json). GitHub Classroom:
-a workflow whose step runs `quiz grade --fail-under 100` and whose reporter posts the
-points, the format GitHub Classroom's own autograding actions read; the template around it
-holds the statement, starter.py, the public tests and a wheel of this quizforge, whose
-sha256 the workflow checks before installing it.
+build, then quizforge from the package copy inside the zip, hidden suites included: only the
+instructor uploads it) and run_autograder (run for each submission: autograder.py writes
+/autograder/results/results.json with `quiz grade`'s result). quizforge is installed from
+that copy, never fetched by name from an index.
+
+GitHub Classroom: the template is what every student's repository starts as, so it holds
+only what students may read: the statement, starter.py and the public tests, which import
+nothing but torch and the starter. Its workflow installs torch's CPU build and pytest, runs
+each public test as one GitHub Classroom test worth a point, and its reporter posts the
+points. No quizforge is in it, so no hidden suite either.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
+import ast
 import io
 import os
 import shlex
@@ -30,7 +32,6 @@ TORCH_PIN = "torch==2.13.0"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 PACKAGE = Path(__file__).resolve().parent.parent
 SOURCE_DIR = "quizforge_src"
-VENDOR_DIR = "vendor"
 # A fixed time for every zip entry, so that exporting twice gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
@@ -126,51 +127,59 @@ def gradescope_zip(challenge: Challenge, out: Path, unsafe: bool = False) -> Pat
     return out
 
 
-# --- GitHub Classroom: a template repository that installs only what it holds ---------
+# --- GitHub Classroom: a template repository of what students may read ----------------
 
-def _record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
-def wheel(version: str | None = None) -> tuple[str, bytes]:
-    """(file name, bytes) of a wheel of this quizforge: pure Python, so the package's files
-    plus the three metadata files pip reads (PEP 427). Built here rather than by setuptools
-    so that exporting needs no build tools and gives the same bytes, hence the same hash,
-    every time."""
-    dist = metadata.distribution("quizforge")
-    version = version or dist.version
-    info = f"quizforge-{version}.dist-info"
-    requires = "".join(f"Requires-Dist: {r}\n" for r in (dist.requires or []) if "extra ==" not in r)
-    files = [(f"quizforge/{name}", data) for name, data in _package_files()]
-    files += [
-        (f"{info}/METADATA", (f"Metadata-Version: 2.1\nName: quizforge\nVersion: {version}\n"
-                              f"Requires-Python: >=3.11\n{requires}").encode()),
-        (f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: quizforge export\nRoot-Is-Purelib: true\n"
-                          b"Tag: py3-none-any\n"),
-        (f"{info}/entry_points.txt", b"[console_scripts]\nquiz = quizforge.cli:main\n"),
-    ]
-    record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in files) + f"{info}/RECORD,,\n"
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in [*files, (f"{info}/RECORD", record.encode())]:
-            _add(archive, name, data)
-    return f"quizforge-{version}-py3-none-any.whl", buffer.getvalue()
+PYTEST_PIN = "pytest==9.2.0"
+TEMPLATE_FILES = ("README.md", "starter.py", "test_public.py")
+WORKFLOW = ".github/workflows/classroom.yml"
+# What the templates of earlier versions vendored: a wheel of quizforge, hidden suites and all.
+OLD_VENDORED = "vendor/quizforge-*.whl"
 
 
-def vendored_install(wheel_name: str, digest: str) -> str:
-    """The workflow's install commands: the wheel in the template, checked against its hash
-    first, and torch's CPU build pinned from PyTorch's own index. quizforge is never asked
-    of an index by name (on PyPI, that name is someone else's project)."""
-    return (f'echo "{digest}  {VENDOR_DIR}/{wheel_name}" | sha256sum --check --strict\n'
-            f"pip install {TORCH_PIN} --index-url {TORCH_INDEX}\n"
-            f"pip install ./{VENDOR_DIR}/{wheel_name}")
+def public_tests(challenge: Challenge) -> list[str]:
+    """The test functions of the challenge's test_public.py, in file order: the top-level
+    functions whose names start with `test`, as pytest collects them."""
+    path = challenge.folder / "test_public.py"
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+    except SyntaxError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
+    names = [node.name for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
+    if not names:
+        raise InputError(f"{path} has no test functions: the template would have nothing to run")
+    return names
 
 
-def classroom_workflow(challenge: Challenge, max_score: float, install: str, student_file: str) -> str:
-    step = challenge.id.replace("_", "-")
-    env_name = challenge.id.upper() + "_RESULTS"
-    command = f"quiz grade {shlex.quote(student_file)} --challenge {challenge.id} --fail-under 100"
+def default_install() -> str:
+    """The workflow's install commands: torch's CPU build pinned from PyTorch's own index, and pytest."""
+    return f"pip install {TORCH_PIN} --index-url {TORCH_INDEX}\npip install {PYTEST_PIN}"
+
+
+def public_test_command(name: str) -> str:
+    return f"python -m pytest -q test_public.py::{name}"
+
+
+def classroom_workflow(challenge: Challenge, install: str) -> str:
+    """One command-grader step per public test, worth one point when that test passes; the
+    reporter reads each step's result from the environment variable <STEP ID>_RESULTS, with
+    the id upper-cased as it is written (so a test's name serves as both)."""
+    names = public_tests(challenge)
+    timeout = max(1, int(challenge.total_timeout // 60) + 2)
     install_lines = "".join(f"\n          {line}" for line in install.splitlines())
+    steps = "".join(f"""      - name: {name}
+        id: {name}
+        uses: classroom-resources/autograding-command-grader@v1
+        with:
+          test-name: {name}
+          setup-command: ""
+          command: {public_test_command(name)}
+          timeout: {timeout}
+          max-score: 1
+""" for name in names)
+    env = "".join(f'          {name.upper()}_RESULTS: "${{{{steps.{name}.outputs.result}}}}"\n' for name in names)
     return f"""name: Autograding Tests
 on: [push, workflow_dispatch, repository_dispatch]
 permissions:
@@ -188,65 +197,56 @@ jobs:
         uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - name: Allow the sandbox's user namespaces
-        run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
-      - name: Install quizforge from this repository (pinned by its hash) and torch's CPU build
+      - name: Install torch's CPU build and pytest
         run: |{install_lines}
-      - name: {challenge.id}
-        id: {step}
-        uses: classroom-resources/autograding-command-grader@v1
-        with:
-          test-name: {challenge.id}
-          setup-command: ""
-          command: {command}
-          timeout: {max(1, int(challenge.total_timeout // 60) + 2)}
-          max-score: {max_score:g}
-      - name: Autograding Reporter
+{steps}      - name: Autograding Reporter
         uses: classroom-resources/autograding-grading-reporter@v1
         env:
-          {env_name}: "${{{{steps.{step}.outputs.result}}}}"
-        with:
-          runners: {step}
+{env}        with:
+          runners: {",".join(names)}
 """
 
 
-TEMPLATE_FILES = ("README.md", "starter.py", "test_public.py")
-WORKFLOW = ".github/workflows/classroom.yml"
+def old_vendored_wheels(folder: Path) -> list[Path]:
+    return sorted(folder.glob(OLD_VENDORED))
 
 
 def check_template_folder(folder: Path, force: bool) -> None:
     """Refuse, before anything is written, a folder that is not one, a missing parent, or
-    (without `force`) files of a template already there."""
+    (without `force`) files of a template already there, an old template's vendored wheel included."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} exists and is not a folder", param="output")
     if not folder.exists() and not folder.parent.is_dir():
         raise InputError(f"{folder.parent} does not exist: create it first (no folder is created for you)",
                          param="output")
-    clashes = [n for n in (*TEMPLATE_FILES, WORKFLOW, VENDOR_DIR) if (folder / n).exists()]
+    clashes = [n for n in (*TEMPLATE_FILES, WORKFLOW) if (folder / n).exists()]
+    clashes += [p.relative_to(folder).as_posix() for p in old_vendored_wheels(folder)]
     if clashes and not force:
         raise InputError(f"{', '.join(clashes)} already in {folder}: not overwriting (--force replaces them)",
                          param="output")
 
 
-def write_classroom_template(challenge: Challenge, folder: Path, max_score: float, install: str | None = None,
-                             student_file: str = "starter.py", force: bool = False) -> list[Path]:
+def write_classroom_template(challenge: Challenge, folder: Path, install: str | None = None,
+                             force: bool = False) -> tuple[list[Path], list[Path]]:
     """A complete template repository for GitHub Classroom: the statement (README.md), starter.py,
-    the public tests, quizforge as a wheel in vendor/, and the workflow that installs that wheel
-    after checking its hash (or runs `install`, the instructor's own command) and grades
-    `student_file`. Returns the files written."""
+    the public tests and the workflow that installs torch and pytest (or runs `install`, the
+    instructor's own command) and runs the public tests. With `force`, an earlier template's
+    vendored quizforge wheel is removed: it held every hidden suite. Returns the files written
+    and the files removed."""
     check_template_folder(folder, force)
     source = challenge.folder
     missing = [n for n in TEMPLATE_FILES if not (source / n).is_file()]
     if missing:
         raise InputError(f"the exercise {challenge.id} has no {', '.join(missing)} in {source}")
-    wheel_name, wheel_bytes = wheel()
-    if install is None:
-        install = vendored_install(wheel_name, hashlib.sha256(wheel_bytes).hexdigest())
+    workflow = classroom_workflow(challenge, default_install() if install is None else install)
     folder.mkdir(exist_ok=True)
-    files = [*((name, (source / name).read_bytes()) for name in TEMPLATE_FILES),
-             (f"{VENDOR_DIR}/{wheel_name}", wheel_bytes),
-             (WORKFLOW, classroom_workflow(challenge, max_score, install, student_file).encode())]
+    files = [*((name, (source / name).read_bytes()) for name in TEMPLATE_FILES), (WORKFLOW, workflow.encode())]
     for name, data in files:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)  # inside the folder, which exists
         _write_bytes(folder / name, data)
-    return [folder / name for name, _ in files]
+    removed = old_vendored_wheels(folder)
+    for path in removed:
+        path.unlink()
+    if removed and not any(removed[0].parent.iterdir()):
+        removed[0].parent.rmdir()
+    return [folder / name for name, _ in files], removed

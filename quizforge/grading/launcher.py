@@ -110,7 +110,8 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         raise StepFailed(step, f"cannot make mounts private ({exc.strerror})") from None
     # The new root is a tmpfs mounted on some existing folder: one that holds none of what is
     # bound into it (a venv in /tmp would vanish under a tmpfs on /tmp).
-    sources = [*cfg["binds"], *cfg["packages"], cfg["worker_dir"], "/dev", "/etc", "/sys"]
+    sources = [*cfg["binds"], *cfg["packages"], *map(os.path.dirname, cfg["worker_files"].values()),
+               "/dev", "/etc", "/sys"]
     root = next((d for d in ROOT_CANDIDATES if os.path.isdir(d) and not os.path.islink(d)
                  and not any(p == d or p.startswith(d + "/") for p in sources)), None)
     if root is None:
@@ -256,10 +257,9 @@ def _read_inputs(cfg: dict) -> tuple[bytes, dict[str, bytes]]:
     with os.fdopen(cfg["source_fd"], "rb") as f:
         source = f.read()
     files = {}
-    for name in os.listdir(cfg["worker_dir"]):
-        if name.endswith(".py"):
-            with open(os.path.join(cfg["worker_dir"], name), "rb") as f:
-                files[name] = f.read()
+    for name, path in cfg["worker_files"].items():
+        with open(path, "rb") as f:
+            files[name] = f.read()
     return source, files
 
 

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from quizforge.challenges import models
 from quizforge.grading.sandboxed import protocol
 from quizforge.grading.sandboxed.worker import Server
 from quizforge.grading.submission import RequestSubmission, SubmissionError, reply_value
@@ -25,7 +26,7 @@ class _CallTimedOut(BaseException):
 
 class LoopbackSubmission(RequestSubmission):
     def __init__(self, path: str | Path):
-        self._server = Server(str(Path(path).resolve()))
+        self._server = Server(str(Path(path).resolve()), models=models)
         self._next_id = 0
         self._call_limit: float | None = None
         self._request("load")

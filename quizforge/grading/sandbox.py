@@ -126,6 +126,16 @@ class SandboxInfo:
 # everything they depend on. quizforge is not among them, so it is not in the sandbox.
 ALLOWED_ROOTS = ("torch", "numpy")
 WORKER_MODULES = Path(__file__).resolve().parent / "sandboxed"
+# The model descriptions' module is the hidden suites' (quizforge.challenges.models), so that the
+# worker and the judge build the same model from one file; the worker gets it as sandboxed/models.py.
+MODELS_MODULE = Path(__file__).resolve().parent.parent / "challenges" / "models.py"
+
+
+def worker_modules() -> dict[str, str]:
+    """The worker's own modules, file name -> path: everything the sandbox holds of quizforge."""
+    found = {p.name: str(p) for p in sorted(WORKER_MODULES.glob("*.py"))}
+    found["models.py"] = str(MODELS_MODULE)
+    return found
 
 
 def _requirement_name(text: str) -> str | None:
@@ -319,7 +329,7 @@ class Sandbox:
         config = {"mode": "isolated" if self.policy.isolated else "unsafe", "judge_pid": os.getpid(),
                   "python": files["python"], "binds": files["binds"], "covers": files["covers"],
                   "packages": files["packages"], "python_path": files["python_path"],
-                  "worker_dir": str(WORKER_MODULES), "rules": self.rules.as_config(), "uid": uid,
+                  "worker_files": worker_modules(), "rules": self.rules.as_config(), "uid": uid,
                   "memory_bytes": self.limits.memory, "env": WORKER_ENV}
         if self.policy.isolated:
             # The source goes through a memfd: nothing of this sandbox is ever written to the host's disk.
@@ -334,8 +344,9 @@ class Sandbox:
         os.mkdir(work, 0o700)
         with open(os.path.join(work, SUBMISSION_NAME), "wb") as f:
             f.write(self.source)
-        shutil.copytree(WORKER_MODULES, os.path.join(worker, "sandboxed"),
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        os.makedirs(os.path.join(worker, "sandboxed"))
+        for name, path in config["worker_files"].items():
+            shutil.copyfile(path, os.path.join(worker, "sandboxed", name))
         os.mkdir(site_dir)
         for package in files["packages"]:  # only torch's packages on the path, not quizforge's
             os.symlink(package, os.path.join(site_dir, os.path.basename(package)))

@@ -1,6 +1,6 @@
 """Hidden suite for `AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)`.
 
-The worker builds a small regression MLP (quizforge/grading/sandboxed/models.py) from seeded
+The worker builds a small regression MLP (quizforge/challenges/models.py) from seeded
 weights and data and trains it with the submission's optimizer (Submission.train); here, in
 the judge, the same loop runs with `torch.optim.AdamW`, which the submission cannot reach, and
 the parameters are compared. On a mismatch the judge replays the classic mistakes with its own
@@ -15,8 +15,7 @@ import math
 import pytest
 import torch
 
-from quizforge.challenges import checks
-from quizforge.grading.sandboxed import models
+from quizforge.challenges import checks, models
 
 NAME = "AdamW"
 DEFAULTS = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}

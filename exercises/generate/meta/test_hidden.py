@@ -1,6 +1,6 @@
 """Hidden suite for `generate(model, idx, max_new_tokens, temperature=1.0, top_k=None, generator=None)`.
 
-The model is built in the worker from a description (quizforge/grading/sandboxed/models.py):
+The model is built in the worker from a description (quizforge/challenges/models.py):
 its logits for the next token depend on the last token alone, through a table, and it
 refuses a context longer than its block_size. With a seeded generator crossing the wire
 by its state, the submission's samples must be exactly the reference's; a different
@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from quizforge.challenges import checks
-from quizforge.grading.sandboxed.models import TableLM
+from quizforge.challenges.models import TableLM
 
 NAME = "generate"
 VOCAB = 10

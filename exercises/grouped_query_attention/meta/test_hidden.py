@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from quizforge.challenges import checks
-from quizforge.reference.attention import causal_mask
+from quizforge.challenges.reference import causal_mask
 
 NAME = "GroupedQueryAttention"
 ATOL, RTOL = 1e-5, 1e-4

@@ -1,7 +1,8 @@
 """Hidden suite for `MultiHeadAttention(d_model, n_heads, bias=True)`.
 
 The submission's W_q, W_k, W_v, W_o are loaded with seeded random weights and
-compared with the reference module (`quizforge.reference.mha`) in float64.
+compared with the reference module (`quizforge.reference.mha`, through
+quizforge.challenges.reference) in float64.
 forward may return the output alone or a tuple whose first element is the output.
 """
 
@@ -11,8 +12,7 @@ import pytest
 import torch
 
 from quizforge.challenges import checks, mistakes
-from quizforge.reference.attention import causal_mask
-from quizforge.reference.mha import MultiHeadAttention as Reference
+from quizforge.challenges.reference import MultiHeadAttention as Reference, causal_mask
 
 NAME = "MultiHeadAttention"
 ATOL, RTOL = 1e-5, 1e-4  # float32 outputs of size ~1

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from quizforge.challenges import checks, mistakes
-from quizforge.reference.attention import causal_mask, scaled_dot_product_attention as reference
+from quizforge.challenges.reference import causal_mask, scaled_dot_product_attention as reference
 
 NAME = "scaled_dot_product_attention"
 ATOL, RTOL = 1e-5, 1e-4  # float32 weights and outputs of size ~1

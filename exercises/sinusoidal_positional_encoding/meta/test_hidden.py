@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from quizforge.challenges import checks, mistakes
-from quizforge.reference.positional import sinusoidal_table
+from quizforge.challenges.reference import sinusoidal_table
 
 NAME = "sinusoidal_positional_encoding"
 

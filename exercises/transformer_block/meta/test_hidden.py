@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from quizforge.challenges import checks
-from quizforge.reference.attention import causal_mask
+from quizforge.challenges.reference import causal_mask
 
 NAME = "TransformerBlock"
 ATOL, RTOL = 2e-5, 2e-4

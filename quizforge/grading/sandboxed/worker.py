@@ -98,16 +98,28 @@ def _refused_by_the_filter(exc: BaseException) -> str | None:
 
 
 class Server:
-    """`forbidden`: the challenge's forbidden APIs, for the capability compile; None imports the
-    submission as plain Python (only the tests of the second layer, the guards, on their own)."""
+    """`capabilities`: the challenge's rules for the capability compile; None imports the
+    submission as plain Python (only the tests of the second layer, the guards, on their own).
+    `models`: the reference models module the hidden suites build on."""
 
     def __init__(self, path: str, torch_guards: guards.TorchGuards | None = None,
-                 capabilities: capability.Capabilities | None = None):
+                 capabilities: capability.Capabilities | None = None, models: Any = None):
         self.path = path
         self.torch_guards = torch_guards
         self.capabilities = capabilities
         self.module = None
         self.objects: dict[int, Any] = {}
+        self._models = models
+
+    def models(self) -> Any:
+        """The module that builds models from descriptions: quizforge/challenges/models.py, which
+        the sandbox places beside these modules; a Server in the judge's own process (loopback)
+        is handed the package's copy instead."""
+        if self._models is None:
+            from . import models
+
+            self._models = models
+        return self._models
 
     # --- requests --------------------------------------------------------------
 
@@ -142,9 +154,7 @@ class Server:
     def op_call_with_model(self, name: str, model: dict, args: list, kwargs: dict) -> dict:
         """name(model, *args, **kwargs) with a model the worker builds from its description;
         returns the result and the shapes of the contexts the model was called with."""
-        from . import models
-
-        built = models.build(model)
+        built = self.models().build(model)
         value = self._name(name)(built, *args, **kwargs)
         return {"value": value, "calls": [list(shape) for shape in built.calls]}
 
@@ -161,15 +171,13 @@ class Server:
 
     def op_train(self, name: str, model: dict, steps: int, groups: list | None, kwargs: dict,
                  closure: bool) -> dict:
-        """Train a model the worker builds from its description (sandboxed/models.py) for `steps`
+        """Train a model the worker builds from its description (challenges/models.py) for `steps`
         steps with the optimizer class `name`: built as name(parameters or `groups`, **kwargs),
         each step through the optimizer's own step(), by a closure if `closure`. `groups`: a list
         of {"names": [parameter names], option: value}. Returns the parameters after training
         and what each step() returned."""
-        from . import models
-
-        built = models.build(model)
-        return models.train(built, self._name(name), int(steps), groups, kwargs, closure)
+        models = self.models()
+        return models.train(models.build(model), self._name(name), int(steps), groups, kwargs, closure)
 
     def op_new(self, name: str, args: list, kwargs: dict) -> int:
         import torch

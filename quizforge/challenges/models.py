@@ -1,7 +1,10 @@
 """Small models the judge can ask the worker to build, for challenges whose function takes a
 model (`generate`) or trains one (`adamw`): a module cannot cross the wire, but its description can.
 
-Standard library and torch only, like the rest of this folder.
+One file on both sides: the hidden suites import it from here to compute their expected values,
+and the sandbox copies this same file in beside the worker's modules (as `models.py`, see
+quizforge/grading/sandbox.py worker_modules), whose `build` and `train` it serves. So it imports
+the standard library and torch only, never quizforge.
 """
 
 from __future__ import annotations
