@@ -223,16 +223,11 @@ class WebSitting:
         return counts
 
     def summary(self) -> list[dict]:
-        """The table before submission: per section, how many are in each state."""
-        rows = []
-        for section in self.sections:
-            counts = self.counts(section.questions)
-            rows.append({"section": section.name, "questions": len(section.questions),
-                         "answered": counts["answered"] + counts["answered and marked"],
-                         "not answered": counts["not answered"], "marked": counts["marked for review"]
-                         + counts["answered and marked"], "answered and marked": counts["answered and marked"],
-                         "not visited": counts["not visited"]})
-        return rows
+        """The table before submission: per section, how many are in each of the palette's five
+        states. The states do not overlap, so a row adds up to the section's questions and each
+        cell equals the palette's count (an answer marked for review counts once, as such)."""
+        return [{"section": section.name, "questions": len(section.questions), **self.counts(section.questions)}
+                for section in self.sections]
 
     def view(self, error: str | None = None) -> dict:
         """The page's whole state: the question on screen, the palette, the clock; no key."""

@@ -283,8 +283,9 @@
     const summary = await call("/api/summary");
     if (summary.error) return showError(summary.error);
     // Sections as rows (GATE's table); on a phone, sections as columns, so that it fits.
+    // The palette's five states, which do not overlap: a row adds up to its section's questions.
     const columns = [["questions", "Questions"], ["answered", "Answered"], ["not answered", "Not Answered"],
-                     ["marked", "Marked for Review"], ["answered and marked", "Answered & Marked"],
+                     ["marked for review", "Marked for Review"], ["answered and marked", "Answered & Marked"],
                      ["not visited", "Not Visited"]];
     const bySection = `<table class="summary by-section"><tr><th>Section</th>` +
       columns.map(([, label]) => `<th>${label}</th>`).join("") + "</tr>" +

@@ -1,0 +1,74 @@
+"""What the candidate sees in the browser mock, in Debian's Chromium at a laptop's and a phone's
+size: the Exam Summary against the palette, no giveaway titles, the caret in the NAT box and
+matrix cells, GATE's MCQ and candidate panel, and the phone layout."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("uvicorn")
+from practice_helpers import right_answer, wrong_answer  # noqa: E402
+from test_web_mock_browser import MCQ, MSQ, NAT, NAT_NEGATIVE, WEIGHTS, LiveServer, wait_question  # noqa: E402
+
+from browser_support import chromium_browser  # noqa: E402
+
+SIZES = [(1366, 768), (390, 844)]
+STATES = ["answered", "not-answered", "not-visited", "marked", "answered-marked"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium_browser() as context:
+        yield context
+
+
+def begin(page, url: str, width: int, height: int) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(url)
+    page.click("#instructions-next")
+    page.check("#declaration")
+    page.click("#begin")
+    wait_question(page, 1)
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_the_exam_summary_counts_what_the_palette_counts(browser, tmp_path, width, height):
+    paper = [MCQ, NAT, MSQ, NAT_NEGATIVE, WEIGHTS]   # sections: Q1–2 one mark, Q3–5 two marks
+    with LiveServer(tmp_path, paper=paper) as live:
+        page = browser.new_page()
+        begin(page, live.url, width, height)
+        page.locator(f'#response input[value="{wrong_answer(MCQ)}"]').click()
+        page.click("#mark-next")                      # Q1 answered and marked
+        wait_question(page, 2)
+        page.click("#mark-next")                      # Q2 marked, not answered
+        wait_question(page, 3)
+        for letter in right_answer(MSQ).split(","):
+            page.check(f'#response input[value="{letter}"]')
+        page.click("#save-next")                      # Q3 answered; Q4 seen, not answered; Q5 not visited
+        wait_question(page, 4)
+        palettes = []
+        for section in (0, 1):
+            page.click(f'.tab[data-section="{section}"]')
+            page.wait_for_selector(f'.tab.active[data-section="{section}"]')
+            palettes.append({state: int(page.inner_text(f"#count-{state}")) for state in STATES})
+        page.click("#submit-button")
+        table = "table.summary.by-section" if width > 760 else "table.summary.by-state"
+        page.wait_for_selector(table)
+        summary = page.evaluate("""table => {
+            const rows = [...document.querySelector(table).rows].map(r => [...r.cells].map(c => c.textContent));
+            return rows;
+        }""", table)
+        page.screenshot(path=str(tmp_path / f"summary-{width}.png"))
+    columns = ["Questions", "Answered", "Not Answered", "Marked for Review", "Answered & Marked", "Not Visited"]
+    if width > 760:   # a row per section
+        assert summary[0][1:] == columns
+        counts = [dict(zip(columns, map(int, row[1:]))) for row in summary[1:]]
+    else:             # a column per section
+        assert [row[0] for row in summary[1:]] == columns
+        counts = [{row[0]: int(row[1 + s]) for row in summary[1:]} for s in (0, 1)]
+    assert palettes == [{"answered": 0, "not-answered": 0, "not-visited": 0, "marked": 1, "answered-marked": 1},
+                        {"answered": 1, "not-answered": 1, "not-visited": 1, "marked": 0, "answered-marked": 0}]
+    for palette, row in zip(palettes, counts):
+        assert (row["Answered"], row["Not Answered"], row["Not Visited"], row["Marked for Review"],
+                row["Answered & Marked"]) == tuple(palette[s] for s in STATES)
+        assert sum(v for k, v in row.items() if k != "Questions") == row["Questions"]
