@@ -72,3 +72,32 @@ def test_the_exam_summary_counts_what_the_palette_counts(browser, tmp_path, widt
         assert (row["Answered"], row["Not Answered"], row["Not Visited"], row["Marked for Review"],
                 row["Answered & Marked"]) == tuple(palette[s] for s in STATES)
         assert sum(v for k, v in row.items() if k != "Questions") == row["Questions"]
+
+
+GIVEAWAY = "attention.softmax_axis_bug-0000"   # titled "Code reading: softmax over the wrong axis"
+
+
+def test_no_question_title_reaches_the_exam_page_only_the_report(browser, tmp_path):
+    from quizforge.bank.registry import question
+
+    title = question(GIVEAWAY).title
+    assert "wrong axis" in title
+    with LiveServer(tmp_path, paper=[GIVEAWAY, NAT]) as live:
+        page = browser.new_page()
+        seen: list[str] = []
+        page.on("response", lambda r: seen.append(r.text()) if "/api/" in r.url else None)
+        begin(page, live.url, 1366, 768)
+        assert "This attention code has a bug" in page.inner_text("#question-body")
+        assert page.inner_text("#question-meta") == "MCQ · 1 mark · −1/3 for a wrong answer"
+        page.click("#question-paper-button")
+        page.wait_for_selector(".paper-question >> nth=1")
+        exam_html = page.content()
+        page.click("#paper-close")
+        page.click("#submit-button")
+        page.click("#summary-submit")
+        page.click("#confirm-yes")
+        page.wait_for_url("**/report")
+        report = page.inner_text("#q1 h3")
+    assert "wrong axis" not in exam_html and "Code reading" not in exam_html
+    assert seen and not any("wrong axis" in body or '"title"' in body for body in seen)
+    assert "Code reading: softmax over the wrong axis" in report   # after submission, the report names it

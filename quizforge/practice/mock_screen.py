@@ -147,7 +147,7 @@ class MockExam:
         title = (f"Q{event.index + 1}/{event.total}" + (" · marked for review" if event.marked else "")
                  + f" · {self.sections[section_of(self.sections, event.index)].name}")
         self.console.print()
-        self.console.print(render.question_panel(q, title))
+        self.console.print(render.question_panel(q, title, titled=False))
         if event.answer is not None:
             self.console.print(Text.assemble(("your answer: ", "bold"), event.answer))
 

@@ -4,6 +4,7 @@ the candidate's answer, the key and the worked solution. Built only once the pap
 from __future__ import annotations
 
 from quizforge.bank.question import LETTERS
+from quizforge.problemsets.lmstext import inline_html
 from quizforge.practice.mock_percent import exact_percent, mock_percent
 from quizforge.practice.mock_report import comparison
 from quizforge.practice.timefmt import clock_text
@@ -55,7 +56,7 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
         shape = view["matrix"]
         given = shape and answer_cells(item["answer"], shape["rows"], shape["cols"])
         items.append({
-            "number": n, "id": item["id"], "title": view["title"], "kind": item["kind"],
+            "number": n, "id": item["id"], "title": inline_html(question.title), "kind": item["kind"],
             "marks_text": marks_text(item["marks"]), "negative": negative_text(question),
             "prompt": view["prompt"], "exhibits": view["exhibits"],
             "options": [{"letter": letter, "html": html, "key": option.correct, "chosen": letter in chosen}

@@ -79,7 +79,7 @@
     const q = view.question;
     $("question-number").textContent = `Question No. ${view.current}`;
     $("question-meta").textContent = `${q.kind} · ${q.marks_text} · ${q.negative}`;
-    $("question-body").innerHTML = `<div class="question-title">${q.title}</div>${q.prompt}` +
+    $("question-body").innerHTML = q.prompt +
       (q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : "") + `<p class="instruction">${q.instruction}</p>`;
     typeset($("question-body"));
     const response = $("response");
