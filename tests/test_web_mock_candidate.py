@@ -101,3 +101,74 @@ def test_no_question_title_reaches_the_exam_page_only_the_report(browser, tmp_pa
     assert "wrong axis" not in exam_html and "Code reading" not in exam_html
     assert seen and not any("wrong axis" in body or '"title"' in body for body in seen)
     assert "Code reading: softmax over the wrong axis" in report   # after submission, the report names it
+
+
+CARET_X = """([selector, prefix]) => {
+    // Where a caret after `prefix` is drawn in the box: its text's left edge plus the prefix's width.
+    const field = document.querySelector(selector);
+    const style = getComputedStyle(field);
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = style.font;
+    const box = field.getBoundingClientRect();
+    const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+    const width = style.textAlign === "right" ? context.measureText(field.value).width : 0;
+    const start = style.textAlign === "right"
+        ? box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight) - width : left;
+    return {x: start + context.measureText(prefix).width - field.scrollLeft, y: box.top + 4, height: box.height - 8};
+}"""
+
+
+def caret_drawn_at(page, selector: str, prefix: str) -> bool:
+    """Whether a caret is painted in the box right after `prefix`: a strip of the screen there
+    differs from the same strip with carets hidden, within a few blinks."""
+    spot = page.evaluate(CARET_X, [selector, prefix])
+    clip = {"x": spot["x"] - 2, "y": spot["y"], "width": 4, "height": spot["height"]}
+    hidden = page.screenshot(clip=clip, caret="hide")
+    for _ in range(8):
+        if page.screenshot(clip=clip, caret="initial") != hidden:
+            return True
+        page.wait_for_timeout(150)
+    return False
+
+
+def press(page, *keys: str) -> None:
+    for key in keys:
+        page.click(f'#response [data-keypad="{key}"]')
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_the_nat_box_shows_its_caret_where_the_keypad_writes(browser, tmp_path, width, height):
+    with LiveServer(tmp_path, paper=[NAT, MCQ]) as live:
+        page = browser.new_page()
+        begin(page, live.url, width, height)
+        assert page.evaluate("document.activeElement.id") == "nat-answer"   # the caret is there from the start
+        press(page, "1", "2", "3", "4", "Left", "Left")
+        field = page.evaluate("""() => { const f = document.getElementById('nat-answer');
+            return {focused: document.activeElement === f, readOnly: f.readOnly, start: f.selectionStart,
+                    end: f.selectionEnd, caret: getComputedStyle(f).caretColor}; }""")
+        assert field == {"focused": True, "readOnly": False, "start": 2, "end": 2, "caret": "rgb(17, 17, 17)"}
+        assert caret_drawn_at(page, "#nat-answer", "12") and not caret_drawn_at(page, "#nat-answer", "1234")
+        page.screenshot(path=str(tmp_path / f"nat-caret-{width}.png"), caret="initial")
+        page.keyboard.type("7")                    # the keyboard still writes nothing (GATE) ...
+        page.keyboard.press("ArrowLeft")           # ... but its arrows move the caret, as the keypad's do
+        press(page, "9")
+        assert page.input_value("#nat-answer") == "19234"
+        assert caret_drawn_at(page, "#nat-answer", "19")
+        page.click("#save-next")
+        wait_question(page, 2)
+        assert live.sitting.state.answers == {0: "19234"}
+
+
+def test_a_matrix_cell_shows_its_caret(browser, tmp_path):
+    with LiveServer(tmp_path, paper=["matrices.causal_mask-000a", MCQ]) as live:   # 3×3 of 0 and 1
+        page = browser.new_page()
+        begin(page, live.url, 1366, 768)
+        first = '#response [data-cell="0"]'
+        assert page.evaluate("document.activeElement.dataset.cell") == "0"
+        page.click('#response [data-cell="4"]')
+        press(page, "1", "0", "Left")
+        cell = '#response [data-cell="4"]'
+        assert page.evaluate("document.activeElement.dataset.cell") == "4"
+        assert page.evaluate("document.activeElement.selectionStart") == 1
+        assert caret_drawn_at(page, cell, "1") and not caret_drawn_at(page, first, "")
+        page.screenshot(path=str(tmp_path / "matrix-caret.png"), caret="initial")
