@@ -6,11 +6,32 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("uvicorn")
-from practice_helpers import right_answer, wrong_answer  # noqa: E402
-from test_web_mock_browser import MCQ, MSQ, NAT, NAT_NEGATIVE, WEIGHTS, LiveServer, wait_question  # noqa: E402
+import time
 
+pytest.importorskip("uvicorn")
 from browser_support import chromium_browser  # noqa: E402
+from practice_helpers import right_answer, wrong_answer  # noqa: E402
+from quizforge.practice.mock import MockEngine  # noqa: E402
+from quizforge.practice.store import History, MockState  # noqa: E402
+from quizforge.web.launch import BackgroundServer  # noqa: E402
+from quizforge.web.sitting import WebSitting  # noqa: E402
+from test_web_mock_browser import MCQ, MSQ, NAT, NAT_NEGATIVE, WEIGHTS, wait_question  # noqa: E402
+
+
+class LiveServer(BackgroundServer):
+    """The exam server for one sitting of `paper` on a fresh history, its sections and name as set."""
+
+    def __init__(self, tmp_path, paper, minutes: float = 30, sections: str = "marks", name: str = "Asha"):
+        self.history = History(tmp_path / "history.db")
+        session = self.history.start_session("mock", {"sections": sections}, time.time())
+        state = MockState(session, "gate", list(paper), minutes, sections=sections)
+        self.history.create_mock(state)
+        super().__init__(WebSitting(MockEngine(self.history, state), name=name))
+
+    def __exit__(self, *exc) -> None:
+        super().__exit__(*exc)
+        self.history.close()
+
 
 SIZES = [(1366, 768), (390, 844)]
 STATES = ["answered", "not-answered", "not-visited", "marked", "answered-marked"]
@@ -172,3 +193,35 @@ def test_a_matrix_cell_shows_its_caret(browser, tmp_path):
         assert page.evaluate("document.activeElement.selectionStart") == 1
         assert caret_drawn_at(page, cell, "1") and not caret_drawn_at(page, first, "")
         page.screenshot(path=str(tmp_path / "matrix-caret.png"), caret="initial")
+
+
+def test_gates_subject_section_the_given_name_and_an_mcq_choice_kept_on_a_second_click(browser, tmp_path):
+    name = 'Asha "<b>" Rao'   # shown as typed, never as markup
+    with LiveServer(tmp_path, paper=[MCQ, NAT, MSQ], sections="subject", name=name) as live:
+        page = browser.new_page()
+        page.goto(live.url)
+        page.click("#instructions-next")
+        assert "Data Science & Artificial Intelligence\t3" in page.inner_text(".paper-sections")
+        page.check("#declaration")
+        page.click("#begin")
+        wait_question(page, 1)
+        assert page.inner_text("#candidate-name") == name
+        assert page.locator(".tab").all_inner_texts() == ["Data Science & Artificial Intelligence"]
+        assert page.inner_text("#palette-section") == "Data Science & Artificial Intelligence"
+        assert page.locator("#palette [data-goto]").count() == 3
+        assert page.inner_text(".instruction") == (
+            "Choose ONE option. Clicking the chosen option again keeps it chosen; Clear Response removes it.")
+        option = page.locator(f'#response input[value="{right_answer(MCQ)}"]')
+        option.click()
+        page.locator(f'#response input[value="{right_answer(MCQ)}"] + .letter').click()   # its label: the same
+        option.click()
+        assert option.is_checked()
+        page.click("#save-next")
+        wait_question(page, 2)
+        page.click('#palette [data-goto="1"]')
+        wait_question(page, 1)
+        option.click()                                 # a second click on the saved choice keeps it
+        assert option.is_checked()
+        page.click("#clear-response")                  # only Clear Response takes it back
+        page.wait_for_function("!document.querySelector('#response input:checked')")
+        assert live.sitting.state.answers == {}

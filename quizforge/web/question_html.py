@@ -121,6 +121,9 @@ def key_cells(question: Question) -> list[list[str]]:
 def _instruction(question: Question) -> str:
     """GATE's line under the question; for a matrix, how the grid of cells is filled."""
     shape = matrix_entry_shape(question)
+    if question.kind == "MCQ" and shape is None:   # as GATE: a second click does not take a choice back
+        return ("Choose ONE option. Clicking the chosen option again keeps it chosen; "
+                "Clear Response removes it.")
     if shape is None:
         return question.instruction()
     how = (f"each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
