@@ -405,6 +405,9 @@ def test_a_matrix_grid_and_its_keypad_fit_without_overlap(browser, tmp_path, wid
         page.click("#begin")
         wait_question(page, 1)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # On a phone the answer buttons stick to the screen's bottom over the question until it is
+        # scrolled through: measured where they come to rest, below the keypad.
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         targets = page.locator("#response [data-cell], #response [data-keypad], .actions button")
         boxes = page.evaluate("""() => [...document.querySelectorAll(
             "#response [data-cell], #response [data-keypad], .actions button")].map(e => {

@@ -225,3 +225,62 @@ def test_gates_subject_section_the_given_name_and_an_mcq_choice_kept_on_a_second
         page.click("#clear-response")                  # only Clear Response takes it back
         page.wait_for_function("!document.querySelector('#response input:checked')")
         assert live.sitting.state.answers == {}
+
+
+IN_VIEW = """selector => {
+    // Wholly inside the viewport and on top there (not under the header or another box).
+    const e = document.querySelector(selector);
+    const r = e.getBoundingClientRect();
+    const inside = r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return inside && (top === e || e.contains(top));
+}"""
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_the_layout_keeps_the_timer_save_and_next_and_the_palette_at_hand(browser, tmp_path, width, height):
+    phone = width < 760
+    with LiveServer(tmp_path, paper=[GIVEAWAY, NAT, MSQ, WEIGHTS], sections="subject") as live:
+        page = browser.new_page()
+        begin(page, live.url, width, height)
+        code = page.evaluate("""() => { const p = document.querySelector('#question-body pre');
+            const r = p.getBoundingClientRect();
+            return {right: r.right, scrolls: p.scrollWidth > p.clientWidth, overflow: getComputedStyle(p).overflowX}; }""")
+        assert code["right"] <= width and code["overflow"] == "auto"
+        assert code["scrolls"] == phone   # the long line scrolls inside its box on a phone; a laptop shows it whole
+        for number in range(1, 5):
+            wait_question(page, number)
+            page.wait_for_timeout(100)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, number   # nothing sideways
+            for scroll in (0, 400, 100_000):   # the top, the middle and the bottom of the page
+                page.evaluate(f"window.scrollTo(0, {scroll})")
+                assert page.evaluate(IN_VIEW, "#time-left"), (number, scroll)
+                assert page.evaluate(IN_VIEW, "#save-next"), (number, scroll)
+                assert page.evaluate(IN_VIEW, "#palette-jump" if phone else '#palette [data-goto="1"]'), (number, scroll)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(tmp_path / f"q{number}-{width}.png"))
+            if number < 4:
+                page.click("#save-next")
+        if phone:   # the header's Palette button brings the palette up, and a jump lands on the question's top
+            page.click("#palette-jump")
+            page.wait_for_timeout(300)
+            assert page.evaluate(IN_VIEW, '#palette [data-goto="2"]')
+            page.screenshot(path=str(tmp_path / f"palette-{width}.png"))
+            page.click('#palette [data-goto="2"]')
+            wait_question(page, 2)
+            assert page.evaluate("window.scrollY") == 0
+        else:
+            assert not page.is_visible("#palette-jump")
+        page.click("#submit-button")
+        page.click("#summary-submit")
+        page.click("#confirm-yes")
+        page.wait_for_url("**/report")
+        page.wait_for_selector("body[data-typeset]")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        cells = page.evaluate("""() => { const box = document.querySelector('.scroll').getBoundingClientRect();
+            return [...document.querySelectorAll('table.topics td')].map(td => { const r = td.getBoundingClientRect();
+                return r.width > 0 && r.left >= box.left && r.right <= box.right; }); }""")
+        assert cells and all(cells)   # every cell of the topic table is inside its box: none clipped
+        assert page.locator("table.topics tr").nth(1).inner_text().replace("\n", " ").startswith("Attention by hand")
+        page.locator("h2:has-text('By topic')").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / f"report-{width}.png"))

@@ -14,6 +14,7 @@
   let nat = {text: "", caret: 0};  // the NAT field, as the keypad keeps it
   let grid = null;                 // a matrix answer: {cols, cells: [{text, caret}] row by row, focused}
   let busy = false;
+  const phone = window.matchMedia("(max-width: 760px)");   // gate.css's phone layout
 
   async function call(path, data) {
     const init = data === undefined ? {} :
@@ -67,8 +68,11 @@
     if (next.status !== "running") return;
     $("instructions").hidden = true;
     $("exam").hidden = false;
+    $("palette-jump").hidden = false;
     // An answer refused as unreadable stays on screen to be corrected.
     if (!(next.error && previous && previous.current === next.current)) drawQuestion();
+    // On a phone the page scrolls: a new question opens at its top, under the sticky header.
+    if (previous && previous.current !== next.current && phone.matches) window.scrollTo({top: 0});
     drawPalette();
     showError(next.error || "");
   }
@@ -248,6 +252,12 @@
     const open = panel.classList.toggle("collapsed") === false;
     $("palette-toggle").setAttribute("aria-expanded", String(open));
     $("palette-toggle").textContent = open ? "›" : "‹";
+  });
+  // On a phone the palette sits below the question: the header's button brings it up.
+  $("palette-jump").addEventListener("click", () => {
+    const panel = $("palette-panel");
+    if (panel.classList.contains("collapsed")) $("palette-toggle").click();
+    panel.scrollIntoView({block: "start"});
   });
   $("calculator-button").addEventListener("click", () => {
     if (window.GateCalculator) window.GateCalculator.toggle();
