@@ -121,3 +121,14 @@ def test_an_unusable_name_is_one_line_before_anything_starts(tmp_path):
     assert run.returncode == 2 and run.stderr.strip().count("\n") == 0, run.stderr
     assert "--name: letters, digits, spaces and punctuation only" in run.stderr and "Traceback" not in run.stderr
     assert not (tmp_path / "history.db").exists()
+
+
+def test_the_paper_is_20_questions_in_55_minutes_by_default_and_at_most_gates_65(tmp_path):
+    from practice_helpers import run_quiz
+    from quizforge.practice.mock import new_mock
+
+    with History(tmp_path / "other.db") as history:
+        state = new_mock(history, None, None)
+    assert (len(state.paper), state.minutes) == (20, 55)
+    run = run_quiz(tmp_path, "practice", "--mock", "gate", "--questions", "66", input="")
+    assert run.returncode == 2 and "66 is not in the range 1<=x<=65" in run.stderr

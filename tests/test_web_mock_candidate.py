@@ -175,9 +175,14 @@ def test_the_nat_box_shows_its_caret_where_the_keypad_writes(browser, tmp_path, 
         press(page, "9")
         assert page.input_value("#nat-answer") == "19234"
         assert caret_drawn_at(page, "#nat-answer", "19")
+        page.keyboard.press("Home")                # Home and End move it too
+        press(page, "-")
+        page.keyboard.press("End")
+        press(page, "5")
+        assert page.input_value("#nat-answer") == "-192345"
         page.click("#save-next")
         wait_question(page, 2)
-        assert live.sitting.state.answers == {0: "19234"}
+        assert live.sitting.state.answers == {0: "-192345"}
 
 
 def test_a_matrix_cell_shows_its_caret(browser, tmp_path):
