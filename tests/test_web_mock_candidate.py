@@ -180,6 +180,10 @@ def test_the_nat_box_shows_its_caret_where_the_keypad_writes(browser, tmp_path, 
         page.keyboard.press("End")
         press(page, "5")
         assert page.input_value("#nat-answer") == "-192345"
+        # What an input method writes cannot be cancelled beforehand: it is taken out at once.
+        page.evaluate("""() => { const f = document.getElementById('nat-answer');
+            f.value = '-1923漢45'; f.dispatchEvent(new InputEvent('input', {inputType: 'insertCompositionText'})); }""")
+        assert page.input_value("#nat-answer") == "-192345"
         page.click("#save-next")
         wait_question(page, 2)
         assert live.sitting.state.answers == {0: "-192345"}

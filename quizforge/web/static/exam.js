@@ -174,6 +174,12 @@
       if (!e.ctrlKey && !e.metaKey && !CARET_KEYS.has(e.key)) e.preventDefault();
     });
     input.addEventListener("beforeinput", (e) => e.preventDefault());
+    // An input method's composition cannot be cancelled: whatever it wrote is taken out again.
+    input.addEventListener("input", () => {
+      if (input.id === "nat-answer") return drawNat(true);
+      const cell = grid && grid.cells[Number(input.dataset.cell)];
+      if (cell) input.value = cellShown(cell.text);
+    });
     input.addEventListener("paste", (e) => e.preventDefault());
     input.addEventListener("drop", (e) => e.preventDefault());
   }
