@@ -60,7 +60,8 @@ def test_every_cell_of_the_report_is_shown_whole(width):
     text = _render(width)
     assert "…" not in text
     assert max(len(line.rstrip()) for line in text.splitlines()) <= width
-    _in_order(text, ["Score", "0.33 / 6", "(5.5%)", "Negative marks", "−0.67", "Answered", "3 of 4", "correct 1",
+    # 0.33 is 1/3 kept to 2 places: 1/3 of 6 is 5.56%, rounded once (not 5.5% through 0.33).
+    _in_order(text, ["Score", "0.33 / 6", "(5.6%)", "Negative marks", "−0.67", "Answered", "3 of 4", "correct 1",
                      "accuracy 33%", "Time used", "1:48", "(time ran out)"])
     for topic, t in PER_TOPIC.items():
         accuracy = f"{t['correct'] / t['answered']:.0%}"

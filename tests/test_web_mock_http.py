@@ -267,11 +267,12 @@ def test_submit_summary_per_section_then_the_report_scores_as_the_engine(exam):
     exam.mark_next(answers[NAT.id])
     exam.save_next(answers[MSQ.id])
     summary = exam.get("/api/summary").json()["sections"]
+    # The palette's five states, none counted twice: each row adds up to its questions.
     assert summary == [
-        {"section": "1-mark questions", "questions": 2, "answered": 2, "not answered": 0, "marked": 1,
-         "answered and marked": 1, "not visited": 0},
-        {"section": "2-mark questions", "questions": 2, "answered": 1, "not answered": 1, "marked": 0,
-         "answered and marked": 0, "not visited": 0}]
+        {"section": "1-mark questions", "questions": 2, "answered": 1, "not answered": 0, "not visited": 0,
+         "marked for review": 0, "answered and marked": 1},
+        {"section": "2-mark questions", "questions": 2, "answered": 1, "not answered": 1, "not visited": 0,
+         "marked for review": 0, "answered and marked": 0}]
     assert exam.get("/report").status_code == 409
     view = exam.post("submit")
     assert view["status"] == "submitted"

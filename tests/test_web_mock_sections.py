@@ -72,7 +72,7 @@ def test_new_mock_stores_the_sections_and_refuses_others(tmp_path):
         state = new_mock(history, 3, 5, sections="topic")
         assert state.sections == "topic" and history.paused_mocks()[-1].sections == "topic"
         assert json.loads(history.sessions()[-1]["settings"])["sections"] == "topic"
-        with pytest.raises(InputError, match="sections: 'chapters' is not one of marks, topic"):
+        with pytest.raises(InputError, match="sections: 'chapters' is not one of subject, topic, marks"):
             new_mock(history, 3, 5, sections="chapters")
 
 
@@ -110,7 +110,7 @@ def test_the_terminal_mock_shows_topic_sections_and_a_resume_keeps_them(tmp_path
 @pytest.mark.parametrize("args, message", [
     (("--resume", "--sections", "topic"), "--sections belongs to a new --mock gate (a resumed mock keeps its own)"),
     (("--sections", "topic"), "--sections belongs to a new --mock gate"),
-    (("--mock", "gate", "--sections", "chapters"), "'chapters' is not one of 'marks', 'topic'"),
+    (("--mock", "gate", "--sections", "chapters"), "'chapters' is not one of 'subject', 'topic', 'marks'"),
 ])
 def test_sections_option_is_checked(tmp_path, args, message):
     run = run_quiz(tmp_path, "practice", *args, input="")

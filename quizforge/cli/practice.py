@@ -46,16 +46,19 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
-@click.option("--sections", type=click.Choice(["marks", "topic"]),
-              help="The mock's section tabs: by marks (1-mark, 2-mark) or by topic; kept on resume  [default: marks]")
+@click.option("--sections", type=click.Choice(["subject", "topic", "marks"]),
+              help="The mock's sections: GATE's subject section, a tab per topic, or by marks (1-mark, 2-mark); "
+                   "kept on resume  [default: subject]")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
               help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
 @click.option("--browser", is_flag=True, help="Sit the mock in your browser, on GATE's exam screen (needs the web extra).")
 @click.option("--keyboard", is_flag=True, help="With --browser: allow typing NAT answers (GATE allows only its keypad).")
+@click.option("--name", envvar="QUIZFORGE_NAME", metavar="NAME",
+              help="With --browser: the name on the candidate panel  [env: QUIZFORGE_NAME; default: Candidate]")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
 def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, sections, interview, resume, browser,
-             keyboard, data_dir):
+             keyboard, name, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     \b
@@ -74,11 +77,18 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
         raise click.UsageError("--resume continues a mock as it was set; drop --questions/--minutes")
     if sections and (resume or not mock):
         raise click.UsageError("--sections belongs to a new --mock gate (a resumed mock keeps its own)")
-    sections = sections or "marks"
+    from quizforge.practice.mock_sections import DEFAULT_SECTIONS
+
+    sections = sections or DEFAULT_SECTIONS
     if browser and not (mock or resume):
         raise click.UsageError("--browser belongs to --mock gate or --resume")
     if keyboard and not browser:
         raise click.UsageError("--keyboard belongs to --browser")
+    from click.core import ParameterSource
+
+    name_typed = click.get_current_context().get_parameter_source("name") == ParameterSource.COMMANDLINE
+    if name_typed and not browser:   # QUIZFORGE_NAME may stay set for the terminal's modes
+        raise click.UsageError("--name belongs to --browser (the terminal mock shows no candidate panel)")
     from quizforge.practice.drill import NoTemplates
     from quizforge.practice.store import HistoryError
 
@@ -90,11 +100,12 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
             raise InputError(missing)
         from quizforge.cli import stop_cleanly_on_sigterm
         from quizforge.web.launch import browser_practice
+        from quizforge.web.sitting import candidate_name
 
         stop_cleanly_on_sigterm()   # kill, or a closed session: the server stops and the mock is paused, as on Ctrl-C
         try:
             code = browser_practice(data_dir=data_dir, questions=questions, minutes=minutes, resume=_resume(resume),
-                                    keyboard=keyboard, sections=sections)
+                                    keyboard=keyboard, sections=sections, name=candidate_name(name))
         except HistoryError as exc:
             raise InputError(history_error(exc)) from None
         click.get_current_context().exit(code)

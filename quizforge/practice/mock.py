@@ -568,7 +568,7 @@ def paused_mock(history: History, wanted: int | str | None = None) -> MockState:
 def new_mock(history: History, questions: int | None, minutes: float | None,
              clock: Callable[[], float] = time.time, sections: str = DEFAULT_SECTIONS) -> MockState:
     """Compose a paper and record it, unstarted: the clock starts when a front end starts the engine.
-    `sections` ("marks" or "topic") is kept in the session's settings, so a resume shows the same."""
+    `sections` ("subject", "topic" or "marks") is kept in the session's settings, so a resume shows the same."""
     if sections not in SECTION_KINDS:
         raise InputError(f"sections: {sections!r} is not one of {', '.join(SECTION_KINDS)}")
     n = questions or DEFAULT_QUESTIONS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
@@ -10,22 +12,24 @@ from rich.text import Text
 
 from quizforge.render.fit import shows_whole
 from quizforge.practice.charts import plural
+from quizforge.practice.mock_percent import exact_percent, one_place
 from quizforge.practice.timefmt import clock_text
 
 
-def _percent(result: dict) -> float:
-    return 100 * result["score"] / result["max"] if result["max"] else 0.0
+def _exact_percent(result: dict) -> Fraction:
+    return exact_percent(result["score"], result["max"]) or Fraction(0)
 
 
 def comparison(result: dict, earlier: list[dict]) -> dict | None:
-    """This paper against the earlier ones, in percent of the maximum (papers differ in length)."""
+    """This paper against the earlier ones, in percent of the maximum (papers differ in length);
+    each figure from exact values, rounded once."""
     if not earlier:
         return None
-    now = _percent(result)
-    previous = [_percent(r) for r in earlier]
-    return {"mocks_before": len(previous), "last": round(previous[-1], 1), "best_before": round(max(previous), 1),
-            "average_before": round(sum(previous) / len(previous), 1), "this": round(now, 1),
-            "change": round(now - previous[-1], 1), "personal_best": now > max(previous)}
+    now = _exact_percent(result)
+    previous = [_exact_percent(r) for r in earlier]
+    return {"mocks_before": len(previous), "last": one_place(previous[-1]), "best_before": one_place(max(previous)),
+            "average_before": one_place(sum(previous) / len(previous)), "this": one_place(now),
+            "change": one_place(now - previous[-1]), "personal_best": now > max(previous)}
 
 
 def _topic_title(topic: str) -> str:
@@ -48,13 +52,13 @@ WIDE_REPORT = 100
 
 
 def _head(result: dict) -> Table:
-    pct = _percent(result)
+    pct = _exact_percent(result)
     answered, correct = result["answered"], result["correct"]
     head = Table.grid(padding=(0, 2))
     head.add_column(no_wrap=True)
     head.add_column()
     head.add_row(Text("Score", style="bold"),
-                 Text(f"{result['score']:g} / {result['max']:g}  ({pct:.1f}%)",
+                 Text(f"{result['score']:g} / {result['max']:g}  ({one_place(pct):.1f}%)",
                       style="bold green" if pct >= 50 else "bold red"))
     head.add_row("Negative marks", Text(f"−{result['negative']:g}" if result["negative"] else "0",
                                         style="red" if result["negative"] else "dim"))

@@ -21,7 +21,7 @@ from quizforge.practice.mock import (
     _GOTO, Answer, Cleared, Clear, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark, MarkChanged, MockEngine,
     Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
     mistyped_command, mock_summary, new_mock, paused_list, paused_mock)
-from quizforge.practice.mock_sections import Section, numbers_text, paper_sections, section_of
+from quizforge.practice.mock_sections import DEFAULT_SECTIONS, Section, numbers_text, paper_sections, section_of
 from quizforge.practice.store import History, MockState
 from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
@@ -147,7 +147,7 @@ class MockExam:
         title = (f"Q{event.index + 1}/{event.total}" + (" · marked for review" if event.marked else "")
                  + f" · {self.sections[section_of(self.sections, event.index)].name}")
         self.console.print()
-        self.console.print(render.question_panel(q, title))
+        self.console.print(render.question_panel(q, title, titled=False))
         if event.answer is not None:
             self.console.print(Text.assemble(("your answer: ", "bold"), event.answer))
 
@@ -245,9 +245,10 @@ def _choose(history: History, reader, console: Console) -> MockState | None | bo
 
 
 def run_mock(history: History, reader, console: Console, *, questions: int | None, minutes: float | None,
-             resume: bool | int | str | None, clock: Callable[[], float] = time.time, sections: str = "marks") -> str:
+             resume: bool | int | str | None, clock: Callable[[], float] = time.time,
+             sections: str = DEFAULT_SECTIONS) -> str:
     """Sit a mock in the terminal: a new one, the last paused one (resume=True) or mock number `resume`.
-    `sections` ("marks" or "topic") groups a new paper's palette; a resumed one keeps its own."""
+    `sections` ("subject", "topic" or "marks") groups a new paper's palette; a resumed one keeps its own."""
     if resume:
         state = paused_mock(history, None if resume is True else resume)
         fresh = False

@@ -1,16 +1,22 @@
-"""A mock paper's sections: GATE's by marks (1-mark, then 2-mark questions), or by topic.
+"""A mock paper's sections: GATE's subject section (the default), or by topic, or by marks.
 
-Which one is chosen when the mock is set (`quiz practice --mock gate --sections topic|marks`)
-and kept with it, so a resumed mock shows the sections it started with, in the terminal or
-the browser. Sections only group questions: the paper's numbering and order stay as they are.
+GATE's exam screen groups a paper into subject sections (General Aptitude, then the paper's
+subject), each with its one-mark questions before its two-mark ones; the bank has no
+aptitude questions, so a paper is one section, "Data Science & Artificial Intelligence".
+By topic gives a tab per topic; by marks (1-mark, then 2-mark questions) is how mocks were
+grouped before, and how a mock saved then still opens. Which one is chosen when the mock is set
+(`quiz practice --mock gate --sections subject|topic|marks`) and kept with it, so a resumed
+mock shows the sections it started with, in the terminal or the browser. Sections only group
+questions: the paper's numbering and order stay as they are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECTION_KINDS = ("marks", "topic")
-DEFAULT_SECTIONS = "marks"
+SECTION_KINDS = ("subject", "topic", "marks")
+DEFAULT_SECTIONS = "subject"
+SUBJECT_SECTION = "Data Science & Artificial Intelligence"
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,11 @@ def question_topic(question_id: str) -> str:
     from quizforge.bank.registry import parse_question_id
 
     return parse_question_id(question_id)[0].topic
+
+
+def subject_sections(paper: list[str]) -> list[Section]:
+    """GATE's subject section: the whole paper, one-mark questions first as the paper orders them."""
+    return [Section(SUBJECT_SECTION, tuple(range(len(paper))))]
 
 
 def sections_by_marks(paper: list[str]) -> list[Section]:
@@ -54,6 +65,8 @@ def sections_by_topic(paper: list[str]) -> list[Section]:
 
 def paper_sections(paper: list[str], kind: str = DEFAULT_SECTIONS) -> list[Section]:
     """The paper's sections of the kind its mock was set with (an unknown kind: by marks)."""
+    if kind == "subject":
+        return subject_sections(paper)
     return sections_by_topic(paper) if kind == "topic" else sections_by_marks(paper)
 
 

@@ -12,7 +12,7 @@ from quizforge.render import console as make_console
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
                  questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None,
-                 sections="marks") -> int:
+                 sections=None) -> int:
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number."""
     console = console or make_console()
@@ -28,8 +28,10 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
         elif mode == "mock":
             from quizforge.practice.mock_screen import run_mock
 
+            from quizforge.practice.mock_sections import DEFAULT_SECTIONS
+
             run_mock(history, reader, console, questions=questions, minutes=minutes, resume=resume, clock=clock,
-                     sections=sections)
+                     sections=sections or DEFAULT_SECTIONS)
         elif mode == "interview":
             from quizforge.practice.interview import Interview
             from quizforge.practice.interview_screen import InterviewScreen

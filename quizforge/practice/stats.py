@@ -2,7 +2,8 @@
 
 `compute_stats(history, now, days=30)` reads the SQLite history once and returns
 the dict that `quiz stats --json` prints (and that `charts.stats_view` draws).
-Every fraction is in 0..1 (rounded to 4 places); percents are 0..100 (2 places);
+Every fraction is in 0..1 (rounded to 4 places); a mock's percent is 0..100, rounded
+once to 1 place from its exact score (as both mock reports show it, see mock_percent);
 days are the learner's local dates, YYYY-MM-DD, as stored in the `day` column.
 
 Keys:
@@ -50,7 +51,7 @@ Keys:
   `score`, `max`, `percent`, `negative`, `correct`, `answered`, `questions`,
   `status`, `minutes` used, `minutes_allowed`), `best` and `last` (entries of the
   history, None when there is none), `change` (last percent minus the one before,
-  in percent points, None with fewer than 2), `unfinished` (mocks never submitted),
+  in percent points from exact values, 1 place, None with fewer than 2), `unfinished` (mocks never submitted),
   `paused` (those of them that can be resumed, oldest first: `number`, `session_id`,
   `exam`, `day` started, `answered`, `marked`, `questions`, `seconds_left`,
   `minutes_allowed`).
@@ -66,6 +67,7 @@ from datetime import date, timedelta
 from typing import Any, Iterable
 
 from quizforge.practice.due import drill_due_times, interview_due_times, next_due
+from quizforge.practice.mock_percent import exact_percent, mock_percent, one_place
 from quizforge.practice.store import local_day
 
 INTERVIEW = "interview"
@@ -284,7 +286,7 @@ def _mock_section(mocks: list) -> dict[str, Any]:
             "day": local_day(float(at)),
             "score": score,
             "max": top,
-            "percent": round(100 * score / top, 2) if top else None,
+            "percent": mock_percent(result),
             "negative": float(result.get("negative") or 0),
             "correct": int(result.get("correct") or 0),
             "answered": int(result.get("answered") or 0),
@@ -294,10 +296,11 @@ def _mock_section(mocks: list) -> dict[str, Any]:
             "minutes_allowed": state.minutes,
         })
     scored = [m for m in history if m["percent"] is not None]
-    best = max(scored, key=lambda m: m["percent"]) if scored else None  # the first of equals
+    best = max(scored, key=lambda m: exact_percent(m["score"], m["max"])) if scored else None  # the first of equals
     change = None
     if len(scored) >= 2:
-        change = round(scored[-1]["percent"] - scored[-2]["percent"], 2)
+        last, before = (exact_percent(m["score"], m["max"]) for m in scored[-2:][::-1])
+        change = one_place(last - before)
     return {"history": history, "best": best, "last": history[-1] if history else None,
             "change": change, "unfinished": unfinished, "paused": paused}
 

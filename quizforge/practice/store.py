@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from quizforge.errors import InputError
+from quizforge.practice.mock_sections import SECTION_KINDS
 
 # 1: sessions, attempts, cards, reviews, mocks. 2: tries (every graded answer of an attempt).
 # Every table is CREATE IF NOT EXISTS, so opening an older file adds what it lacks and keeps the rest.
@@ -165,7 +166,7 @@ class MockState:
     spent: dict[int, float] = field(default_factory=dict)
     result: dict | None = None
     number: int = 0      # the learner's mock number (1, 2, ...): its place among all mocks, oldest first
-    sections: str = "marks"   # how its sections group it: "marks" or "topic" (kept in the session's settings)
+    sections: str = "marks"   # how its sections group it: "subject", "topic" or "marks" (kept in the session's settings)
 
     @property
     def remaining(self) -> float:
@@ -469,7 +470,7 @@ def _mock_sections(settings: str | None) -> str:
         chosen = json.loads(settings or "{}").get("sections")
     except (ValueError, AttributeError):
         chosen = None
-    return chosen if chosen in ("marks", "topic") else "marks"
+    return chosen if chosen in SECTION_KINDS else "marks"
 
 
 class EmptyHistory:

@@ -57,7 +57,9 @@ class QuestionPanel:
                         subtitle_align="right", border_style="cyan")
 
 
-def question_panel(question: Question, number: str = "") -> QuestionPanel:
+def question_panel(question: Question, number: str = "", *, titled: bool = True) -> QuestionPanel:
+    """A question in its box. `titled=False` leaves the template's title out (a mock: GATE's
+    questions carry none, and a title such as "softmax over the wrong axis" gives the answer away)."""
     parts: list = [_md(question.prompt)]
     if question.exhibits:
         parts += [Text(""), MatrixRow(matrix_view(e) for e in question.exhibits)]
@@ -68,8 +70,11 @@ def question_panel(question: Question, number: str = "") -> QuestionPanel:
         parts += [Text(""), options]
     parts += [Text(""), Text(question.instruction(), style="dim italic")]
     marks = f"{question.marks} mark{'s' if question.marks > 1 else ''}"
-    title = Text.assemble(f"{number}  " if number else "", (question.title, "bold"),
-                          f"  ·  {question.kind}  ·  {marks}")
+    if titled:
+        title = Text.assemble(f"{number}  " if number else "", (question.title, "bold"),
+                              f"  ·  {question.kind}  ·  {marks}")
+    else:
+        title = Text.assemble((number, "bold"), f"  ·  {question.kind}  ·  {marks}")
     return QuestionPanel(title, Group(*parts), question.id)
 
 

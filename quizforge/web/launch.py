@@ -8,7 +8,6 @@ keeps the mock paused for --resume in either front end.
 
 from __future__ import annotations
 
-import getpass
 import socket
 import sqlite3
 import threading
@@ -20,17 +19,10 @@ from quizforge.errors import InputError
 from quizforge.practice.mock import Heartbeat, MockEngine, mock_summary, new_mock, paused_mock
 from quizforge.practice.store import History
 from quizforge.practice.timefmt import clock_text
-from quizforge.web.sitting import WebSitting
+from quizforge.web.sitting import DEFAULT_CANDIDATE, WebSitting
 
 # After the report has gone out: how long the server waits with no request before it stops.
 REPORT_GRACE_SECONDS = 3.0
-
-
-def _candidate_name() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:   # no user name in this environment: GATE shows a name, any will do
-        return "Candidate"
 
 
 def _open_quietly(open_browser: Callable[[str], object], url: str) -> None:
@@ -61,7 +53,7 @@ class _Activity:
 
 def open_sitting(history: History, console, *, questions: int | None, minutes: float | None,
                  resume: bool | int | str | None, clock: Callable[[], float] = time.time,
-                 sections: str = "marks") -> WebSitting:
+                 sections: str = "marks", name: str = DEFAULT_CANDIDATE) -> WebSitting:
     """The sitting to serve: mock `resume` (True: the last paused one), or a new paper.
     A new paper leaves paused mocks alone, and says how to go back to the last of them."""
     if resume:
@@ -71,13 +63,13 @@ def open_sitting(history: History, console, *, questions: int | None, minutes: f
             console.print(f"mock {mock_summary(paused)} stays paused: quiz practice --resume {paused.number} "
                           "--browser continues it", style="dim")
         state = new_mock(history, questions, minutes, clock, sections)
-    return WebSitting(MockEngine(history, state, clock), name=_candidate_name(), resumed=bool(resume))
+    return WebSitting(MockEngine(history, state, clock), name=name, resumed=bool(resume))
 
 
 def run_browser_mock(history: History, console, *, questions: int | None, minutes: float | None,
                      resume: bool | int | str | None, keyboard: bool = False,
                      clock: Callable[[], float] = time.time, open_browser: Callable[[str], object] = webbrowser.open,
-                     sections: str = "marks") -> str:
+                     sections: str = "marks", name: str = DEFAULT_CANDIDATE) -> str:
     """Serve one sitting; returns 'submitted' or 'timed_out'. Ctrl-C (or SIGTERM) leaves the mock
     paused, says how to resume it and raises KeyboardInterrupt."""
     import uvicorn
@@ -85,7 +77,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
     from quizforge.web.server import create_app, new_token
 
     sitting = open_sitting(history, console, questions=questions, minutes=minutes, resume=resume, clock=clock,
-                           sections=sections)
+                           sections=sections, name=name)
     engine, state = sitting.engine, sitting.state
     activity = _Activity()
     sock = _listening_socket()
@@ -132,7 +124,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
 
 def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=False, keyboard=False,
                      console=None, open_browser: Callable[[str], object] = webbrowser.open,
-                     sections: str = "marks") -> int:
+                     sections: str = "marks", name: str = DEFAULT_CANDIDATE) -> int:
     """What `quiz practice --browser` runs: the exit status, 0 once the paper is in."""
     from quizforge.practice.paths import history_path
     from quizforge.render import console as make_console
@@ -141,7 +133,7 @@ def browser_practice(*, data_dir=None, questions=None, minutes=None, resume=Fals
     history = History(history_path(data_dir))
     try:
         run_browser_mock(history, console, questions=questions, minutes=minutes, resume=resume,
-                         keyboard=keyboard, open_browser=open_browser, sections=sections)
+                         keyboard=keyboard, open_browser=open_browser, sections=sections, name=name)
     finally:
         history.close()
     return 0

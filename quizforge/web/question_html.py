@@ -1,7 +1,7 @@
 """Questions and worked solutions as HTML for the browser mock, math left for KaTeX.
 
-`question_view` is what the exam screen gets: prompt, exhibits and options, never the key,
-the reasons behind options or the solution. `solution_html` is for the report only.
+`question_view` is what the exam screen gets: prompt, exhibits and options, never the title,
+the key, the reasons behind options or the solution. `solution_html` is for the report only.
 Markdown goes through the same renderer as the LMS exports (raw HTML in a prompt is shown
 as text, math becomes \\(…\\) and \\[…\\]); matrices become tables, and attention weights
 (rows of probabilities) a heatmap.
@@ -121,6 +121,9 @@ def key_cells(question: Question) -> list[list[str]]:
 def _instruction(question: Question) -> str:
     """GATE's line under the question; for a matrix, how the grid of cells is filled."""
     shape = matrix_entry_shape(question)
+    if question.kind == "MCQ" and shape is None:   # as GATE: a second click does not take a choice back
+        return ("Choose ONE option. Clicking the chosen option again keeps it chosen; "
+                "Clear Response removes it.")
     if shape is None:
         return question.instruction()
     how = (f"each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
@@ -131,9 +134,9 @@ def _instruction(question: Question) -> str:
 
 
 def question_view(question: Question) -> dict:
-    """What the exam screen shows of a question: nothing that gives the answer away."""
+    """What the exam screen shows of a question: nothing that gives the answer away, not even
+    the template's title (GATE's questions carry none; the report shows it)."""
     return {
-        "title": inline_html(question.title),
         "kind": question.kind,
         "marks": question.marks,
         "marks_text": marks_text(question.marks),

@@ -4,6 +4,8 @@ the candidate's answer, the key and the worked solution. Built only once the pap
 from __future__ import annotations
 
 from quizforge.bank.question import LETTERS
+from quizforge.problemsets.lmstext import inline_html
+from quizforge.practice.mock_percent import exact_percent, mock_percent
 from quizforge.practice.mock_report import comparison
 from quizforge.practice.timefmt import clock_text
 from quizforge.web.question_html import (
@@ -39,7 +41,7 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     from quizforge.bank.registry import parse_question_id
     from quizforge.bank.template import TOPICS
 
-    pct = 100 * result["score"] / result["max"] if result["max"] else 0.0
+    pct = mock_percent(result) or 0.0
     topics = []
     for topic, t in result["per_topic"].items():
         topics.append({"name": TOPICS.get(topic, topic), "questions": t["questions"], "answered": t["answered"],
@@ -54,7 +56,7 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
         shape = view["matrix"]
         given = shape and answer_cells(item["answer"], shape["rows"], shape["cols"])
         items.append({
-            "number": n, "id": item["id"], "title": view["title"], "kind": item["kind"],
+            "number": n, "id": item["id"], "title": inline_html(question.title), "kind": item["kind"],
             "marks_text": marks_text(item["marks"]), "negative": negative_text(question),
             "prompt": view["prompt"], "exhibits": view["exhibits"],
             "options": [{"letter": letter, "html": html, "key": option.correct, "chosen": letter in chosen}
@@ -72,11 +74,11 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     answered = result["answered"]
     return {
         "score": f"{result['score']:g}", "max": f"{result['max']:g}", "percent": f"{pct:.1f}",
-        "passed_half": pct >= 50, "negative": f"{result['negative']:g}",
+        "passed_half": (exact_percent(result["score"], result["max"]) or 0) >= 50, "negative": f"{result['negative']:g}",
         "answered": answered, "questions": result["questions"], "correct": result["correct"],
         "accuracy": f"{(result['correct'] / answered if answered else 0):.0%}",
         "time_used": clock_text(result["seconds"]), "timed_out": result.get("status") == "timed_out",
         "topics": topics, "misconceptions": result["misconceptions"], "items": items,
         "trend": comparison(result, earlier),
-        "history": [round(100 * r["score"] / r["max"], 1) if r["max"] else 0.0 for r in earlier[-9:]] + [round(pct, 1)],
+        "history": [mock_percent(r) or 0.0 for r in earlier[-9:]] + [pct],
     }

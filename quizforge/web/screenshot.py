@@ -18,7 +18,7 @@ from pathlib import Path
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-# Light templates only (no torch): MCQ, NAT and MSQ in both sections.
+# Light templates only (no torch): MCQ, NAT and MSQ, one-mark questions first as in a paper.
 DEMO_PAPER = ["dims.shapes-0000", "softmax.scaling_effect-0003", "dims.d_k-0001", "concepts.path_length-0002",
               "sampling.temperature-0004", "concepts.complexity-0002", "norms.layernorm-0001", "sampling.top_k-0002",
               "concepts.mqa_gqa-0001", "positional.relative_shift-0001"]
@@ -33,8 +33,8 @@ def take(out: Path, width: int, height: int) -> None:
     from quizforge.web.sitting import WebSitting
 
     with tempfile.TemporaryDirectory(prefix="quizforge-shot-") as home, History(Path(home) / "h.db") as history:
-        session = history.start_session("mock", {}, time.time())
-        state = MockState(session, "gate", list(DEMO_PAPER), 28)
+        session = history.start_session("mock", {"sections": "subject"}, time.time())
+        state = MockState(session, "gate", list(DEMO_PAPER), 28, sections="subject")   # as a new mock has it
         history.create_mock(state)
         sitting = WebSitting(MockEngine(history, state), name="Candidate")
         with BackgroundServer(sitting) as server, sync_playwright() as p:

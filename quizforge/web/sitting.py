@@ -24,9 +24,29 @@ from quizforge.practice.mock import (
 from quizforge.practice.mock_sections import paper_sections, section_of
 from quizforge.web.question_html import answer_cells, answer_table, keypad_entry, matrix_entry_shape, question_view
 
+DEFAULT_CANDIDATE = "Candidate"
+MAX_NAME_CHARS = 40
 MAX_ANSWER_CHARS = 200
 MAX_CELL_CHARS = 20          # the keypad's limit on one entry
 _SEPARATOR = re.compile(r"[\s,;\[\]]")   # inside one cell these would change the matrix's shape
+
+
+def candidate_name(text: str | None) -> str:
+    """The name on the candidate panel: as given (--name or QUIZFORGE_NAME), else "Candidate";
+    never the account's user name, which on a shared or root shell says nothing about the
+    candidate. InputError, in one line, for a name that could not be shown as typed."""
+    from quizforge.errors import InputError
+
+    if text is None:
+        return DEFAULT_CANDIDATE
+    name = " ".join(text.split())
+    if not name:
+        raise InputError("--name: give the candidate's name (or leave the option out for \"Candidate\")")
+    if len(name) > MAX_NAME_CHARS:
+        raise InputError(f"--name: at most {MAX_NAME_CHARS} characters (this one has {len(name)})")
+    if not name.isprintable():
+        raise InputError("--name: letters, digits, spaces and punctuation only (it has a control character)")
+    return name
 
 
 class BadRequest(ValueError):
@@ -63,7 +83,7 @@ def matrix_answer_text(cells, rows: int, cols: int) -> str | None:
 class WebSitting:
     """One browser sitting of a mock: before the start (instructions), running, then ended."""
 
-    def __init__(self, engine: MockEngine, *, name: str = "Candidate", resumed: bool = False):
+    def __init__(self, engine: MockEngine, *, name: str = DEFAULT_CANDIDATE, resumed: bool = False):
         self.engine = engine
         self.name = name
         self.resumed = resumed
@@ -223,16 +243,11 @@ class WebSitting:
         return counts
 
     def summary(self) -> list[dict]:
-        """The table before submission: per section, how many are in each state."""
-        rows = []
-        for section in self.sections:
-            counts = self.counts(section.questions)
-            rows.append({"section": section.name, "questions": len(section.questions),
-                         "answered": counts["answered"] + counts["answered and marked"],
-                         "not answered": counts["not answered"], "marked": counts["marked for review"]
-                         + counts["answered and marked"], "answered and marked": counts["answered and marked"],
-                         "not visited": counts["not visited"]})
-        return rows
+        """The table before submission: per section, how many are in each of the palette's five
+        states. The states do not overlap, so a row adds up to the section's questions and each
+        cell equals the palette's count (an answer marked for review counts once, as such)."""
+        return [{"section": section.name, "questions": len(section.questions), **self.counts(section.questions)}
+                for section in self.sections]
 
     def view(self, error: str | None = None) -> dict:
         """The page's whole state: the question on screen, the palette, the clock; no key."""

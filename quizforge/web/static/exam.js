@@ -14,6 +14,7 @@
   let nat = {text: "", caret: 0};  // the NAT field, as the keypad keeps it
   let grid = null;                 // a matrix answer: {cols, cells: [{text, caret}] row by row, focused}
   let busy = false;
+  const phone = window.matchMedia("(max-width: 760px)");   // gate.css's phone layout
 
   async function call(path, data) {
     const init = data === undefined ? {} :
@@ -67,8 +68,11 @@
     if (next.status !== "running") return;
     $("instructions").hidden = true;
     $("exam").hidden = false;
+    $("palette-jump").hidden = false;
     // An answer refused as unreadable stays on screen to be corrected.
     if (!(next.error && previous && previous.current === next.current)) drawQuestion();
+    // On a phone the page scrolls: a new question opens at its top, under the sticky header.
+    if (previous && previous.current !== next.current && phone.matches) window.scrollTo({top: 0});
     drawPalette();
     showError(next.error || "");
   }
@@ -79,7 +83,7 @@
     const q = view.question;
     $("question-number").textContent = `Question No. ${view.current}`;
     $("question-meta").textContent = `${q.kind} · ${q.marks_text} · ${q.negative}`;
-    $("question-body").innerHTML = `<div class="question-title">${q.title}</div>${q.prompt}` +
+    $("question-body").innerHTML = q.prompt +
       (q.exhibits ? `<div class="exhibits">${q.exhibits}</div>` : "") + `<p class="instruction">${q.instruction}</p>`;
     typeset($("question-body"));
     const response = $("response");
@@ -89,21 +93,17 @@
     } else if (q.kind === "NAT") {
       nat = {text: view.answer || "", caret: (view.answer || "").length};
       response.innerHTML = `<label class="nat-label" for="nat-answer">Your answer</label>
-        <input id="nat-answer" class="nat-field" autocomplete="off" inputmode="none" ${keyboardAllowed ? "" : "readonly"}>
+        <input id="nat-answer" class="nat-field" autocomplete="off" inputmode="none" spellcheck="false">
         ${keypadHtml(window.GateKeypad.KEYS)}`;
-      drawNat(false);
+      drawNat(true);
       response.querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
-        if (keyboardAllowed) nat = {text: $("nat-answer").value, caret: $("nat-answer").selectionStart ?? nat.caret};
+        const field = $("nat-answer");
+        // The caret is where the candidate left it: the keypad's arrows, a click in the box, or ← →.
+        nat = {text: keyboardAllowed ? field.value : nat.text, caret: field.selectionStart ?? nat.caret};
         nat = window.GateKeypad.press(nat, b.dataset.keypad);
         drawNat(true);
       }));
-      const field = $("nat-answer");
-      if (!keyboardAllowed) {
-        // GATE blocks the keyboard for NAT answers: only the keypad writes.
-        field.addEventListener("keydown", (e) => { if (!e.ctrlKey && !e.metaKey && e.key !== "Tab") e.preventDefault(); });
-        field.addEventListener("paste", (e) => e.preventDefault());
-        field.addEventListener("drop", (e) => e.preventDefault());
-      }
+      if (!keyboardAllowed) keypadOnly($("nat-answer"));
     } else {
       const chosen = new Set((view.answer || "").split(/[\s,]+/).filter(Boolean).map((s) => s.toLowerCase()));
       const type = q.kind === "MCQ" ? "radio" : "checkbox";
@@ -133,7 +133,7 @@
     for (let r = 0; r < shape.rows; r++) {
       rows += "<tr>" + Array.from({length: shape.cols}, (_, c) =>
         `<td><input class="matrix-cell" data-cell="${r * shape.cols + c}" autocomplete="off" inputmode="none" ` +
-        `aria-label="row ${r + 1}, column ${c + 1}" ${keyboardAllowed ? "" : "readonly"}></td>`).join("") + "</tr>";
+        `spellcheck="false" aria-label="row ${r + 1}, column ${c + 1}"></td>`).join("") + "</tr>";
     }
     // The keypad beside the grid (below it on a phone), so that both fit a laptop's screen.
     $("response").innerHTML = `<div class="matrix-response"><div><span class="nat-label">Your answer ` +
@@ -147,22 +147,43 @@
           grid.cells[i] = {text: cellRead(input.value), caret: input.selectionStart ?? input.value.length};
         });
       } else {
-        input.addEventListener("keydown", (e) => { if (!e.ctrlKey && !e.metaKey && e.key !== "Tab") e.preventDefault(); });
-        input.addEventListener("paste", (e) => e.preventDefault());
-        input.addEventListener("drop", (e) => e.preventDefault());
+        keypadOnly(input);
       }
     });
     markFocused(inputs);
+    inputs[grid.focused].focus({preventScroll: true});   // the caret shows where the keypad writes
     $("response").querySelectorAll("[data-keypad]").forEach((b) => b.addEventListener("click", () => {
       const input = inputs[grid.focused];
-      if (keyboardAllowed) grid.cells[grid.focused] = {text: cellRead(input.value), caret: input.selectionStart ?? 0};
+      const cell = grid.cells[grid.focused];
+      grid.cells[grid.focused] = {text: keyboardAllowed ? cellRead(input.value) : cell.text,
+                                  caret: cell.text === window.GateKeypad.MINUS_INFINITY ? cell.caret
+                                    : input.selectionStart ?? cell.caret};
       const next = window.GateKeypad.press(grid.cells[grid.focused], b.dataset.keypad);
       grid.cells[grid.focused] = next;
       input.value = cellShown(next.text);
-      input.focus();
+      input.focus({preventScroll: true});
       if (next.text !== window.GateKeypad.MINUS_INFINITY) input.setSelectionRange(next.caret, next.caret);
     }));
   }
+  // GATE blocks the keyboard for NAT answers: only the keypad writes. The box stays editable
+  // (a read-only box shows no caret), but nothing typed, pasted or dropped reaches it; the
+  // arrow keys, Home and End only move the caret.
+  const CARET_KEYS = new Set(["ArrowLeft", "ArrowRight", "Home", "End", "Tab"]);
+  function keypadOnly(input) {
+    input.addEventListener("keydown", (e) => {
+      if (!e.ctrlKey && !e.metaKey && !CARET_KEYS.has(e.key)) e.preventDefault();
+    });
+    input.addEventListener("beforeinput", (e) => e.preventDefault());
+    // An input method's composition cannot be cancelled: whatever it wrote is taken out again.
+    input.addEventListener("input", () => {
+      if (input.id === "nat-answer") return drawNat(true);
+      const cell = grid && grid.cells[Number(input.dataset.cell)];
+      if (cell) input.value = cellShown(cell.text);
+    });
+    input.addEventListener("paste", (e) => e.preventDefault());
+    input.addEventListener("drop", (e) => e.preventDefault());
+  }
+
   function markFocused(inputs) { inputs.forEach((input, i) => input.classList.toggle("focused", i === grid.focused)); }
 
   function keyClass(k) { return k === "Left" || k === "Right" ? "arrow" : k.length > 1 ? "wide" : ""; }
@@ -175,7 +196,7 @@
     const field = $("nat-answer");
     field.value = nat.text;
     if (focus) {
-      field.focus();
+      field.focus({preventScroll: true});
       field.setSelectionRange(nat.caret, nat.caret);
     }
   }
@@ -238,6 +259,12 @@
     $("palette-toggle").setAttribute("aria-expanded", String(open));
     $("palette-toggle").textContent = open ? "›" : "‹";
   });
+  // On a phone the palette sits below the question: the header's button brings it up.
+  $("palette-jump").addEventListener("click", () => {
+    const panel = $("palette-panel");
+    if (panel.classList.contains("collapsed")) $("palette-toggle").click();
+    panel.scrollIntoView({block: "start"});
+  });
   $("calculator-button").addEventListener("click", () => {
     if (window.GateCalculator) window.GateCalculator.toggle();
   });
@@ -283,8 +310,9 @@
     const summary = await call("/api/summary");
     if (summary.error) return showError(summary.error);
     // Sections as rows (GATE's table); on a phone, sections as columns, so that it fits.
+    // The palette's five states, which do not overlap: a row adds up to its section's questions.
     const columns = [["questions", "Questions"], ["answered", "Answered"], ["not answered", "Not Answered"],
-                     ["marked", "Marked for Review"], ["answered and marked", "Answered & Marked"],
+                     ["marked for review", "Marked for Review"], ["answered and marked", "Answered & Marked"],
                      ["not visited", "Not Visited"]];
     const bySection = `<table class="summary by-section"><tr><th>Section</th>` +
       columns.map(([, label]) => `<th>${label}</th>`).join("") + "</tr>" +
