@@ -424,9 +424,11 @@ def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
             assert not moodle_accepts(answer, tolerance, str(Decimal(low) - Decimal("0.001")))
     gift = (out / "quiz.gift").read_text("utf-8")
     assert "::" not in gift and gift.count("// left out: a matrix answer needs one numeric field per entry") == len(items)
+    assert "$CATEGORY" not in gift      # no empty category for "a random question from this category" to find
     report = (out / "lms_report.md").read_text("utf-8")
     assert "Matrix answers are Cloze questions with one numerical field per entry" in report
     assert "Matrix answers are left out of quiz.gift" in report and "fill-in-multiple-blanks" in report
+    assert "quiz.gift has no category for Q1, Q2, Q3 (matrix answers; see below)" in report
 
 
 @pytest.mark.filterwarnings("ignore:.* is deprecated, use:DeprecationWarning")   # pyslet's own old names
