@@ -125,7 +125,8 @@ def test_category_paths_double_a_slash_in_a_name():
 # --- Moodle XML --------------------------------------------------------------------------------
 
 MOODLE_TYPES = {"category", "multichoice", "numerical", "cloze"}
-CLOZE_NUMERICAL = re.compile(r"\{1:NUMERICAL:=(-?[\d.]+):([\d.]+)\}")
+# A numerical Cloze field: the answer and its tolerance, then the 0 % answer that sets its width.
+CLOZE_NUMERICAL = re.compile(r"\{1:NUMERICAL:=(-?[\d.]+):([\d.]+)~%0%(-?\d+):0\}")
 
 
 def check_moodle_question(item: ET.Element) -> None:

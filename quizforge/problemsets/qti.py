@@ -118,18 +118,19 @@ def _outcomes21(item: ET.Element, marks: int) -> None:
 def _matrix_item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     """A matrix answer: one text entry per entry, each with its own range; the marks only when
     every entry is in its range (GATE's all or nothing)."""
-    from quizforge.problemsets.lms_matrix import MINUS_INFINITY_WRITINGS, entry_table, fields
+    from quizforge.problemsets.lms_matrix import blank_answers, entry_table, fields, text_fields
 
     q = variant.question
     item = ET.Element(_q("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
                                              "timeDependent": "false"})
     entries = fields(q)
+    # One type for every entry: a float field beside string ones would show where the −∞ are.
+    as_text = text_fields(q)
     for f in entries:
         declaration = ET.SubElement(item, _q("responseDeclaration"), {
-            "identifier": f"RESPONSE_{f.name}", "cardinality": "single",
-            "baseType": "string" if f.minus_infinity else "float"})
+            "identifier": f"RESPONSE_{f.name}", "cardinality": "single", "baseType": "string" if as_text else "float"})
         ET.SubElement(ET.SubElement(declaration, _q("correctResponse")), _q("value")).text = \
-            "-inf" if f.minus_infinity else midpoint_and_halfwidth(f.low, f.high)[0]
+            blank_answers(q, f)[0] if as_text else midpoint_and_halfwidth(f.low, f.high)[0]
     _outcomes21(item, q.marks)
     body = ET.SubElement(item, _q("itemBody"))
     _xhtml(body, variant.html)
@@ -139,9 +140,9 @@ def _matrix_item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     when = ET.SubElement(ET.SubElement(processing, _q("responseCondition")), _q("responseIf"))
     every = ET.SubElement(when, _q("and"))
     for f in entries:
-        if f.minus_infinity:
+        if as_text:
             either = ET.SubElement(every, _q("or"))
-            for writing in MINUS_INFINITY_WRITINGS:
+            for writing in blank_answers(q, f):
                 match = ET.SubElement(either, _q("stringMatch"), {"caseSensitive": "false"})
                 ET.SubElement(match, _q("variable"), {"identifier": f"RESPONSE_{f.name}"})
                 _value(match, "baseValue", "string", writing)
