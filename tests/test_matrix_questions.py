@@ -386,6 +386,8 @@ def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
     paper = pdfium.PdfDocument(str(out / "papers" / "S1.pdf"))
     text = " ".join(" ".join(p.get_textpage().get_text_range().split()) for p in paper)
     assert text.count("Answer:") == 3
+    # on paper the grid of boxes is explained, not how to type a matrix at a prompt
+    assert text.count("one entry in each box") == 3 and "between rows" not in text
     boxes = 0
     for page in pikepdf.open(out / "papers" / "S1.pdf").pages:
         for _, operator in pikepdf.parse_content_stream(page):
@@ -431,6 +433,8 @@ def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
     assert items and all(i.get("type") == "cloze" for i in items)
     for item in items:
         q = question(item.findtext("idnumber"))
+        assert q.instruction("fields") in item.findtext("questiontext/text")   # one entry per field, not rows
+        assert "between rows" not in item.findtext("questiontext/text")
         fields = cloze_subquestions(item.findtext("questiontext/text"))
         ranges = list(_ranges(q).values())
         assert len(fields) == len(ranges)
@@ -510,6 +514,8 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
     for resource in manifest.findall("cp:resources/cp:resource[@type='imsqti_item_xmlv2p1']", CP):
         q = question(resource.findtext(".//lom:entry", namespaces=CP))
         check_qti_xhtml(ET.fromstring(archive.read(resource.get("href"))))
+        body = archive.read(resource.get("href")).decode()
+        assert "one entry in each field, row by row" in body and "between rows" not in body
         item = _pyslet_item(archive.read(resource.get("href")))
         ranges = {f"RESPONSE_{name}": ends for name, ends in _ranges(q).items()}
         assert {d.identifier for d in item.ResponseDeclaration} == set(ranges)
@@ -550,6 +556,7 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
         assert fields["question_type"] == "fill_in_multiple_blanks_question"
         lids = item.findall(".//c:response_lid", C12)
         text = item.findtext("c:presentation/c:material/c:mattext", namespaces=C12)
+        assert "one entry in each field, row by row" in text and "between rows" not in text
         labels = {lab.get("ident"): lab.findtext(".//c:mattext", namespaces=C12)
                   for lid in lids for lab in lid.iter(f"{{{C12['c']}}}response_label")}
         scored = {e.text for e in item.iter(f"{{{C12['c']}}}varequal")}
@@ -564,6 +571,16 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
             low, high = Decimal(min(accepted, key=Decimal)), Decimal(max(accepted, key=Decimal))
             assert high - low in (Decimal("0.02"), Decimal(0))
             assert all(len(a.split(".")[-1]) <= 2 for a in accepted if "." in a)
+
+
+def test_each_medium_gets_its_own_matrix_instruction():
+    q = question(ADDITIVE)
+    assert q.instruction() == q.instruction("terminal") and "';' between rows" in q.instruction()
+    assert q.instruction("paper") == "Write the 4×4 matrix with exact entries (an entry may be −∞): one entry in each box."
+    assert q.instruction("fields") == ("Type the 4×4 matrix with exact entries (type −∞ as -inf): one entry in each "
+                                       "field, row by row.")
+    with pytest.raises(ValueError, match="no instruction for the medium 'radio'"):
+        q.instruction("radio")
 
 
 def test_the_readme_sentences_on_matrix_answers_hold():

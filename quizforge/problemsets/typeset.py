@@ -389,7 +389,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     for exhibit in question.exhibits:
         parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
-    parts += ["", f"_{_escape(question.instruction())}_", ""]
+    parts += ["", f"_{_escape(question.instruction('paper'))}_", ""]
     if question.is_matrix and not with_answer:
         parts += [answer_grid(question), ""]
     elif question.kind == "NAT" and not with_answer:
