@@ -235,3 +235,34 @@ def test_every_template_stays_inside_the_margins(tmp_path):
             left, bottom, right, top = text.get_charbox(i)
             if right > left:
                 assert 45 <= left and right <= width - 45 and 40 <= bottom and top <= height - 45, number
+
+
+def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
+    """A TeX command the converter does not know (\\dfrac), unbalanced braces and a lone backslash:
+    the paper is still typeset, through the helpers `set make` uses, with those formulas as text."""
+    import dataclasses
+
+    pdfium = pytest.importorskip("pypdfium2")
+    from quizforge.bank.registry import question
+    from quizforge.problemsets.roster import Student
+    from quizforge.problemsets.spec import load_spec
+    from quizforge.problemsets.typeset import Typesetting
+    from quizforge.problemsets.variants import Paper, plan
+
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text('title = "Fallback"\nseed = 1\n[[sections]]\ntemplates = ["attention.score"]\ncount = 1\n',
+                         "utf-8")
+    spec = load_spec(spec_path)
+    slots = plan(spec)
+    real = question("attention.score-0001")
+    odd = dataclasses.replace(real, prompt=real.prompt + r" Half is $\dfrac{1}{2}$, then ${a$ and $x \\$ end.")
+    out = tmp_path / "out"
+    (out / "papers").mkdir(parents=True)
+    (out / "keys").mkdir()
+    typesetting = Typesetting(spec, slots, out)
+    typesetting.add([Paper(Student("S1", "Asha"), (odd,))])
+    typesetting.wait()
+    text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(out / "papers" / "S1.pdf")))
+    text = " ".join(text.split())
+    assert "Half is 1/2, then a and x" in text and "end." in text   # each formula as the terminal writes it
+    assert text.count("Fallback") >= 1 and "Asha" in text

@@ -250,11 +250,21 @@ def test_every_template_typesets_without_falling_back():
     from quizforge.bank.registry import all_templates
     from quizforge.problemsets.typeset import PREAMBLE, question_typst
 
+    import re
+
+    from quizforge.problemsets.typeset import latex_to_typst
+
+    math = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
     for template in all_templates():
         for seed in (3, 4242):
             q = template.question(seed)
             for with_answer in (False, True):  # the paper's question, and the key's solution
                 typst.compile((PREAMBLE + question_typst(q, 1, with_answer, plain_math=False)).encode())
+            # every formula is typeset as math: none falls back to plain text
+            texts = [q.prompt, q.answer_md, *(o.md for o in q.options), *(o.why for o in q.options),
+                     *(s.title for s in q.solution), *(s.md for s in q.solution)]
+            for match in (m for text in texts for m in math.finditer(text)):
+                latex_to_typst(match.group(1) or match.group(2))
 
 
 def test_a_code_listing_keeps_its_lines_on_the_paper(tmp_path):

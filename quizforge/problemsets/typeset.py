@@ -7,9 +7,10 @@ heatmap. A page is laid out as a printed exam is: each question in one block tha
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
 equalities set a step per line and any formula wider than the text scaled to fit. Names in
-Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should a
-formula ever not translate, the document is set again with its math as plain text rather
-than not at all.
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. A formula
+the converter cannot take (a command it does not know, unbalanced braces) is printed as plain
+text, as the terminal writes it; should typst still refuse a document, it is set again with
+all its math as plain text rather than not at all.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class _Reader:
         if self.peek() != "{":
             if self.peek() == "\\":
                 m = re.match(r"\\([a-zA-Z]+|.)", self.text[self.i:])
+                if m is None:
+                    raise Untranslatable("a lone backslash")
                 self.i += m.end()
                 return m.group(0)
             ch = self.peek()
@@ -90,6 +93,8 @@ def latex_to_typst(latex: str) -> str:
         ch = r.peek()
         if ch == "\\":
             m = re.match(r"\\([a-zA-Z]+|.)", latex[r.i:])
+            if m is None:
+                raise Untranslatable("a lone backslash")
             r.i += m.end()
             name = m.group(1)
             if name == "frac":
@@ -216,12 +221,27 @@ def _sides(latex: str) -> list[str]:
     return [side.strip() for side in sides + [latex[start:]]]
 
 
+def plain_formula(latex: str) -> str:
+    """A formula as the terminal writes it (√dₖ, n²), as typst text: what a paper prints of math
+    that could not be typeset. Should even that fail, the LaTeX itself, as text."""
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    try:
+        return _escape(markdown_to_terminal(f"${latex}$"))
+    except Exception:   # noqa: BLE001 — the last resort must not fail
+        return _escape(latex)
+
+
 def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
     def math(latex: str, display: bool) -> str:
         if plain_math:
-            from quizforge.bank.mathtext import markdown_to_terminal
+            return plain_formula(latex)
+        try:
+            return typst_math(latex, display)
+        except Exception:   # noqa: BLE001 — any formula the converter cannot take is printed as text
+            return plain_formula(latex)
 
-            return _escape(markdown_to_terminal(f"${latex}$"))
+    def typst_math(latex: str, display: bool) -> str:
         if not display:
             return f"${latex_to_typst(latex)}$"
         sides = _sides(latex)
