@@ -296,14 +296,19 @@ def heatmap(step: Step) -> str:
                 w = min(max(float(value), 0.0), 1.0)
             except ValueError:
                 w = 0.0
-            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(value)}]')
+            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(math_minus(value))}]')
     return (f"#align(center)[_{_escape(step.title)}: darker is more weight_ \\\n"
             f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
 
 
+def math_minus(entry: str) -> str:
+    """An entry as math prints it: a minus sign (−), not the hyphen a string would keep."""
+    return "−" + entry[1:] if entry.startswith("-") else entry
+
+
 def matrix_math(step: Step, name: str = "") -> str:
     """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
-    rows = "; ".join(", ".join(_string(v) for v in row) for row in step.matrix or ())
+    rows = "; ".join(", ".join(_string(math_minus(v)) for v in row) for row in step.matrix or ())
     label = f"bold({_string(name)}) = " if name else ""
     widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
     return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
