@@ -386,6 +386,8 @@ def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
     paper = pdfium.PdfDocument(str(out / "papers" / "S1.pdf"))
     text = " ".join(" ".join(p.get_textpage().get_text_range().split()) for p in paper)
     assert text.count("Answer:") == 3
+    # on paper the grid of boxes is explained, not how to type a matrix at a prompt
+    assert text.count("one entry in each box") == 3 and "between rows" not in text
     boxes = 0
     for page in pikepdf.open(out / "papers" / "S1.pdf").pages:
         for _, operator in pikepdf.parse_content_stream(page):
@@ -401,6 +403,26 @@ def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
                     in key_text, (q.id, x)
 
 
+def cloze_subquestions(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each Cloze field as Moodle's multianswer import reads it: its type and its (fraction, answer)
+    alternatives, split at unescaped '~' and unescaped as Moodle does."""
+    found = []
+    for kind, body in re.findall(r"\{1:(NUMERICAL|SHORTANSWER):((?:\\.|[^}])*)\}", text):
+        alternatives = []
+        for part in re.split(r"(?<!\\)~", body):
+            fraction, answer = re.match(r"(=|%-?\d+%)?(.*)", part, re.S).groups()
+            alternatives.append(("100" if fraction in ("=", None) else fraction.strip("%"),
+                                 re.sub(r"\\(.)", r"\1", answer)))
+        found.append((kind, alternatives))
+    return found
+
+
+def moodle_field_size(alternatives) -> int:
+    """Moodle's multianswer renderer: a field is as wide as its longest answer (the answer text
+    alone; a numerical tolerance is not part of it), before its own random 0–15 %."""
+    return max(len(answer.split(":")[0] if ":" in answer else answer) for _, answer in alternatives)
+
+
 def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
     import xml.etree.ElementTree as ET
 
@@ -411,22 +433,70 @@ def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
     assert items and all(i.get("type") == "cloze" for i in items)
     for item in items:
         q = question(item.findtext("idnumber"))
-        fields = re.findall(r"\{1:(NUMERICAL|SHORTANSWER):([^}]*)\}", item.findtext("questiontext/text"))
+        assert q.instruction("fields") in item.findtext("questiontext/text")   # one entry per field, not rows
+        assert "between rows" not in item.findtext("questiontext/text")
+        fields = cloze_subquestions(item.findtext("questiontext/text"))
         ranges = list(_ranges(q).values())
         assert len(fields) == len(ranges)
-        for (kind, body), (low, high) in zip(fields, ranges):
+        for (kind, alternatives), (low, high) in zip(fields, ranges):
+            right = [answer for fraction, answer in alternatives if fraction == "100"]
+            assert all(fraction in ("100", "0") for fraction, _ in alternatives)
             if kind == "SHORTANSWER":
-                assert low == "-inf" and "=-inf" in body and "=−∞" in body
+                if low == "-inf":
+                    assert {"-inf", "−∞"} <= set(right)
+                else:
+                    assert low in right and high in right and "-inf" not in right
                 continue
-            answer, tolerance = body[1:].split(":")
+            ((answer, tolerance),) = [a.split(":") for a in right]
             assert moodle_accepts(answer, tolerance, low) and moodle_accepts(answer, tolerance, high)
             assert not moodle_accepts(answer, tolerance, str(Decimal(high) + Decimal("0.001")))
             assert not moodle_accepts(answer, tolerance, str(Decimal(low) - Decimal("0.001")))
+            for fraction, padding in alternatives:   # the 0 % answer that widens a field accepts nothing right
+                if fraction == "0":
+                    value, margin = padding.split(":")
+                    assert not any(moodle_accepts(value, margin, end) for end in (low, high))
     gift = (out / "quiz.gift").read_text("utf-8")
     assert "::" not in gift and gift.count("// left out: a matrix answer needs one numeric field per entry") == len(items)
+    assert "$CATEGORY" not in gift      # no empty category for "a random question from this category" to find
     report = (out / "lms_report.md").read_text("utf-8")
     assert "Matrix answers are Cloze questions with one numerical field per entry" in report
     assert "Matrix answers are left out of quiz.gift" in report and "fill-in-multiple-blanks" in report
+    assert "quiz.gift has no category for Q1, Q2, Q3 (matrix answers; see below)" in report
+
+
+def test_no_moodle_or_qti_field_shows_the_matrix_answer_by_its_width_or_type(tmp_path):
+    """Over many seeds of every matrix template: within a question, every Cloze field is of one type
+    and Moodle draws it one width; every QTI 2.1 entry is of one baseType and expected length."""
+    import xml.etree.ElementTree as ET
+
+    from quizforge.problemsets.lms import moodle_xml
+    from quizforge.problemsets.lmstext import by_slot
+    from quizforge.problemsets.qti import _matrix_item21
+    from quizforge.problemsets.roster import Student
+    from quizforge.problemsets.variants import Paper, Slot
+
+    additive = 0
+    for template_id in MATRIX_TEMPLATES:
+        template = get_template(template_id)
+        questions = [template.question(seed) for seed in range(60)]
+        additive += sum(matrix_answers.uses_minus_infinity(q) for q in questions)
+        papers = [Paper(Student(f"S{n}", ""), (q,)) for n, q in enumerate(questions)]
+        (group,) = by_slot([Slot(1, "s", template_id)], papers)
+        root = ET.fromstring(moodle_xml("t", [group]))
+        for item in root.iter("question"):
+            if item.get("type") != "cloze":
+                continue
+            fields = cloze_subquestions(item.findtext("questiontext/text"))
+            assert len({kind for kind, _ in fields}) == 1, item.findtext("idnumber")
+            assert len({moodle_field_size(alternatives) for _, alternatives in fields}) == 1, item.findtext("idnumber")
+        for variant in group.variants:
+            element = _matrix_item21("I_1", "t", variant)
+            declarations = element.findall("{http://www.imsglobal.org/xsd/imsqti_v2p1}responseDeclaration")
+            assert len({d.get("baseType") for d in declarations}) == 1, variant.question.id
+            lengths = {e.get("expectedLength") for e in element.iter(
+                "{http://www.imsglobal.org/xsd/imsqti_v2p1}textEntryInteraction")}
+            assert len(lengths) == 1, variant.question.id
+    assert additive >= 5
 
 
 @pytest.mark.filterwarnings("ignore:.* is deprecated, use:DeprecationWarning")   # pyslet's own old names
@@ -434,6 +504,7 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
     import xml.etree.ElementTree as ET
     import zipfile
 
+    from pyslet.qtiv2.variables import BaseType
     from test_problemset_lms import CP, _pyslet_item, _score, check_qti_xhtml
 
     out, _ = matrix_set
@@ -443,20 +514,25 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
     for resource in manifest.findall("cp:resources/cp:resource[@type='imsqti_item_xmlv2p1']", CP):
         q = question(resource.findtext(".//lom:entry", namespaces=CP))
         check_qti_xhtml(ET.fromstring(archive.read(resource.get("href"))))
+        body = archive.read(resource.get("href")).decode()
+        assert "one entry in each field, row by row" in body and "between rows" not in body
         item = _pyslet_item(archive.read(resource.get("href")))
         ranges = {f"RESPONSE_{name}": ends for name, ends in _ranges(q).items()}
         assert {d.identifier for d in item.ResponseDeclaration} == set(ranges)
         full = (float(q.marks), float(q.marks))
+        (base_type,) = {d.baseType for d in item.ResponseDeclaration}   # one type for every entry
+        typed = (lambda text: text) if base_type == BaseType.string else float  # noqa: E731
         for end in (0, 1):   # every entry at the low end of its range, then at the high end
-            values = {k: (v[end] if v[end] == "-inf" else float(v[end])) for k, v in ranges.items()}
+            values = {k: (v[end] if v[end] == "-inf" else typed(v[end])) for k, v in ranges.items()}
             assert _score(item, values) == full, q.id
         finite = next(k for k, v in ranges.items() if v[0] != "-inf")
-        beyond = dict(values, **{finite: float(Decimal(ranges[finite][1]) + Decimal("0.001"))})
+        beyond = dict(values, **{finite: typed(str(Decimal(ranges[finite][1]) + Decimal("0.001")))})
         assert _score(item, beyond)[0] == 0                   # one entry out: nothing (GATE)
         assert _score(item, {})[0] == 0
         infinite = [k for k, v in ranges.items() if v[0] == "-inf"]
         if infinite:
             additive += 1
+            assert base_type == BaseType.string
             assert _score(item, dict(values, **{k: "−∞" for k in infinite})) == full
             assert _score(item, dict(values, **{infinite[0]: "-1e9"}))[0] == 0
         checked += 1
@@ -480,6 +556,7 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
         assert fields["question_type"] == "fill_in_multiple_blanks_question"
         lids = item.findall(".//c:response_lid", C12)
         text = item.findtext("c:presentation/c:material/c:mattext", namespaces=C12)
+        assert "one entry in each field, row by row" in text and "between rows" not in text
         labels = {lab.get("ident"): lab.findtext(".//c:mattext", namespaces=C12)
                   for lid in lids for lab in lid.iter(f"{{{C12['c']}}}response_label")}
         scored = {e.text for e in item.iter(f"{{{C12['c']}}}varequal")}
@@ -494,6 +571,16 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
             low, high = Decimal(min(accepted, key=Decimal)), Decimal(max(accepted, key=Decimal))
             assert high - low in (Decimal("0.02"), Decimal(0))
             assert all(len(a.split(".")[-1]) <= 2 for a in accepted if "." in a)
+
+
+def test_each_medium_gets_its_own_matrix_instruction():
+    q = question(ADDITIVE)
+    assert q.instruction() == q.instruction("terminal") and "';' between rows" in q.instruction()
+    assert q.instruction("paper") == "Write the 4×4 matrix with exact entries (an entry may be −∞): one entry in each box."
+    assert q.instruction("fields") == ("Type the 4×4 matrix with exact entries (type −∞ as -inf): one entry in each "
+                                       "field, row by row.")
+    with pytest.raises(ValueError, match="no instruction for the medium 'radio'"):
+        q.instruction("radio")
 
 
 def test_the_readme_sentences_on_matrix_answers_hold():

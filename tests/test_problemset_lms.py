@@ -125,7 +125,8 @@ def test_category_paths_double_a_slash_in_a_name():
 # --- Moodle XML --------------------------------------------------------------------------------
 
 MOODLE_TYPES = {"category", "multichoice", "numerical", "cloze"}
-CLOZE_NUMERICAL = re.compile(r"\{1:NUMERICAL:=(-?[\d.]+):([\d.]+)\}")
+# A numerical Cloze field: the answer and its tolerance, then the 0 % answer that sets its width.
+CLOZE_NUMERICAL = re.compile(r"\{1:NUMERICAL:=(-?[\d.]+):([\d.]+)~%0%(-?\d+):0\}")
 
 
 def check_moodle_question(item: ET.Element) -> None:
@@ -391,8 +392,15 @@ def test_qti21_package_is_one_test_with_a_section_per_slot(made):
         form = list(TestForm(document.root))
         drawn = [c for c in form if c.startswith("I_")]
         assert [c.split("_")[1] for c in drawn] == [f"Q{n}" for n in range(1, len(slot_titles(made)) + 1)]
+    first_section = document.root.TestPart[0].AssessmentSection[0]
+    (rubric,) = first_section.RubricBlock           # pyslet reads the instructions as the candidate's rubric
+    from pyslet.qtiv2.core import View
+
+    assert list(rubric.view) == [View.candidate]
     test = ET.fromstring(archive.read(test_resource.get("href")))
     assert test.find("q:timeLimits", QTI).get("maxTime") == str(45 * 60)
+    rubrics = test.findall("q:testPart/q:assessmentSection/q:rubricBlock", QTI)
+    assert len(rubrics) == 1 and rubrics[0].findtext("q:p", namespaces=QTI) == "Answer every question. Calculators allowed."
     sections = test.findall("q:testPart/q:assessmentSection", QTI)
     assert [s.get("title") for s in sections] == slot_titles(made)
     for section, wanted in zip(sections, ids_by_slot(made)):
@@ -460,6 +468,7 @@ def test_canvas_is_one_quiz_with_a_group_per_slot(made):
     canvas = {"m": "http://canvas.instructure.com/xsd/cccv1p0"}
     assert meta.findtext("m:time_limit", namespaces=canvas) == "45"
     assert meta.findtext("m:title", namespaces=canvas) == "Transformers quiz 1"
+    assert meta.findtext("m:description", namespaces=canvas) == "<p>Answer every question. Calculators allowed.</p>"
     root = ET.fromstring(archive.read(quiz_file))
     (assessment,) = root.findall("c:assessment", C12)
     groups = assessment.findall("c:section/c:section", C12)
@@ -528,6 +537,36 @@ def test_the_report_says_how_to_set_up_each_lms(made):
         assert words in report
     marks = [regenerate(q).marks for q in record(made)["students"][0]["questions"]]
     assert ", ".join(f"Q{n} {m}" for n, m in enumerate(marks, 1)) in report
+
+
+def test_the_report_gives_moodle_the_instructions_to_paste(made):
+    report = (made / "lms_report.md").read_text("utf-8")
+    assert 'Description: paste the set\'s instructions, "Answer every question. Calculators allowed."' in report
+
+
+@pytest.mark.parametrize("name", ["qti21.zip", "canvas_qti12.zip"])
+def test_lms_zips_are_compressed_with_ordinary_file_modes(made, name, tmp_path):
+    import shutil
+    import stat
+    import subprocess
+
+    archive = zipfile.ZipFile(made / name)
+    infos = archive.infolist()
+    assert infos and all(i.compress_type == zipfile.ZIP_DEFLATED for i in infos)
+    assert sum(i.compress_size for i in infos) < sum(i.file_size for i in infos) / 2   # XML shrinks well
+    assert all(stat.S_IMODE(i.external_attr >> 16) == 0o644 and stat.S_ISREG(i.external_attr >> 16) for i in infos)
+    if shutil.which("unzip"):   # what an instructor's unzip makes of it
+        subprocess.run(["unzip", "-q", str(made / name), "-d", str(tmp_path / "x")], check=True)
+        modes = {stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "x").rglob("*") if p.is_file()}
+        assert modes <= {0o644, 0o644 & ~_umask()} and modes
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_every_template_exports_to_every_format(tmp_path):

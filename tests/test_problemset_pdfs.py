@@ -235,3 +235,54 @@ def test_every_template_stays_inside_the_margins(tmp_path):
             left, bottom, right, top = text.get_charbox(i)
             if right > left:
                 assert 45 <= left and right <= width - 45 and 40 <= bottom and top <= height - 45, number
+
+
+def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
+    """A TeX command the converter does not know (\\dfrac), unbalanced braces and a lone backslash:
+    the paper is still typeset, through the helpers `set make` uses, with those formulas as text."""
+    import dataclasses
+
+    pdfium = pytest.importorskip("pypdfium2")
+    from quizforge.bank.registry import question
+    from quizforge.problemsets.roster import Student
+    from quizforge.problemsets.spec import load_spec
+    from quizforge.problemsets.typeset import Typesetting
+    from quizforge.problemsets.variants import Paper, plan
+
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text('title = "Fallback"\nseed = 1\n[[sections]]\ntemplates = ["attention.score"]\ncount = 1\n',
+                         "utf-8")
+    spec = load_spec(spec_path)
+    slots = plan(spec)
+    real = question("attention.score-0001")
+    odd = dataclasses.replace(real, prompt=real.prompt + r" Half is $\dfrac{1}{2}$, then ${a$ and $x \\$ end.")
+    out = tmp_path / "out"
+    (out / "papers").mkdir(parents=True)
+    (out / "keys").mkdir()
+    typesetting = Typesetting(spec, slots, out)
+    typesetting.add([Paper(Student("S1", "Asha"), (odd,))])
+    typesetting.wait()
+    text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(out / "papers" / "S1.pdf")))
+    text = " ".join(text.split())
+    assert "Half is 1/2, then a and x" in text and "end." in text   # each formula as the terminal writes it
+    assert text.count("Fallback") >= 1 and "Asha" in text
+
+
+def test_matrix_entries_print_the_minus_sign_that_math_prints(tmp_path):
+    """A negative entry of a matrix (an exhibit, or a matrix key) shows −1 on the page, as the
+    formulas around it do, not the hyphen of -1."""
+    import typst
+
+    pdfium = pytest.importorskip("pypdfium2")
+    from quizforge.bank.registry import question
+    from quizforge.problemsets.typeset import PREAMBLE, font_paths, question_typst
+
+    q = question("matrices.attention_output-0003")
+    negatives = [v for e in q.exhibits for row in e.matrix for v in row if v.startswith("-")]
+    assert negatives
+    source = tmp_path / "q.typ"
+    source.write_text(PREAMBLE + question_typst(q, 1, with_answer=True, plain_math=False), "utf-8")
+    (tmp_path / "q.pdf").write_bytes(typst.compile(str(source), font_paths=font_paths()))
+    text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(tmp_path / "q.pdf")))
+    assert "−" + negatives[0][1:] in text
+    assert not re.search(r"(?<![\w)])-\d", text), re.findall(r".{12}(?<![\w)])-\d.{4}", text)

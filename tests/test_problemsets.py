@@ -53,6 +53,54 @@ def test_variants_differ_but_share_their_structure(made):
     assert sorted(marks.values()) == [1, 1, 2, 2]  # the Counting section's marks mix
 
 
+CLASS = [("21CS001", "Asha Rao"), ("21CS002", "Bilal Khan"), ("21CS004", "चारु शर्मा"), ("21CS005", "Dev Iyer"),
+         ("21CS007", "தமிழ் செல்வி"), ("21CS008", "Farah Ali")]
+
+
+def _make_for(run_quiz, tmp_path, name: str, students, *pdf: str) -> Path:
+    roster = tmp_path / f"{name}.csv"
+    roster.write_text("id,name\n" + "".join(f"{i},{n}\n" for i, n in students), encoding="utf-8")
+    out = tmp_path / name
+    code, _, err = run_quiz("set", "make", str(EXAMPLE), "--roster", str(roster), *pdf, "-o", str(out))
+    assert code == 0, err
+    return out
+
+
+def _paper_texts(out: Path, student_id: str) -> tuple:
+    questions = next(s["questions"] for s in record(out)["students"] if s["id"] == student_id)
+    return ((out / "papers" / f"{student_id}.md").read_bytes(), (out / "keys" / f"{student_id}.md").read_bytes(),
+            tuple(questions))
+
+
+def test_a_paper_depends_only_on_its_student_not_on_the_roster(run_quiz, tmp_path):
+    """A student inserted in roll order, one appended and one removed: every other paper and key is
+    the same byte for byte, and so are its question IDs (what `set grade` reads)."""
+    before = _make_for(run_quiz, tmp_path, "before", CLASS, "--no-pdf")
+    grown = [*CLASS[:2], ("21CS003", "Late Comer"), *CLASS[2:], ("21CS009", "Last One")]
+    shrunk = [s for s in CLASS if s[0] != "21CS002"]
+    for name, students in (("grown", grown), ("shrunk", shrunk), ("alone", CLASS[-1:])):
+        after = _make_for(run_quiz, tmp_path, name, students, "--no-pdf")
+        kept = [i for i, _ in students if i in dict(CLASS)]
+        assert kept
+        for student_id in kept:
+            assert _paper_texts(after, student_id) == _paper_texts(before, student_id), (name, student_id)
+    alone = record(tmp_path / "alone")["students"][0]
+    assert [regenerate(q).template for q in alone["questions"]] == [s["template"] for s in record(before)["slots"]]
+
+
+def test_a_grown_roster_keeps_each_printed_pdf_paper_as_it_was(run_quiz, tmp_path):
+    pdfium = pytest.importorskip("pypdfium2")
+
+    def text(out: Path, student_id: str) -> list[str]:
+        document = pdfium.PdfDocument(str(out / "papers" / f"{student_id}.pdf"))
+        return [page.get_textpage().get_text_range() for page in document]
+
+    before = _make_for(run_quiz, tmp_path, "before", CLASS[:3])
+    after = _make_for(run_quiz, tmp_path, "after", [*CLASS[:1], ("21CS0015", "Late Comer"), *CLASS[1:3]])
+    for student_id, _ in CLASS[:3]:
+        assert text(after, student_id) == text(before, student_id), student_id
+
+
 def test_a_rerun_gives_the_same_bytes(made, tmp_path):
     again = tmp_path / "again"
     make_set(EXAMPLE, again, roster=ROSTER)
@@ -202,11 +250,21 @@ def test_every_template_typesets_without_falling_back():
     from quizforge.bank.registry import all_templates
     from quizforge.problemsets.typeset import PREAMBLE, question_typst
 
+    import re
+
+    from quizforge.problemsets.typeset import latex_to_typst
+
+    math = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
     for template in all_templates():
         for seed in (3, 4242):
             q = template.question(seed)
             for with_answer in (False, True):  # the paper's question, and the key's solution
                 typst.compile((PREAMBLE + question_typst(q, 1, with_answer, plain_math=False)).encode())
+            # every formula is typeset as math: none falls back to plain text
+            texts = [q.prompt, q.answer_md, *(o.md for o in q.options), *(o.why for o in q.options),
+                     *(s.title for s in q.solution), *(s.md for s in q.solution)]
+            for match in (m for text in texts for m in math.finditer(text)):
+                latex_to_typst(match.group(1) or match.group(2))
 
 
 def test_a_code_listing_keeps_its_lines_on_the_paper(tmp_path):

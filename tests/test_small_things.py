@@ -92,7 +92,7 @@ def test_mock_report_lists_titles_with_the_id_beside():
         lines = text.splitlines()
         assert any(line.split()[:2] == ["Dimensions", "and"] for line in lines)   # the topic's title
         assert any(line.split()[:2] == ["Complexity", "and"] for line in lines)
-        title_row = next(i for i, line in enumerate(lines) if "Head dimension d_k" in line)
+        title_row = next(i for i, line in enumerate(lines) if "Head dimension dₖ" in line)
         assert "dims.d_k-0001" in lines[title_row + 1]
         assert any("concepts.layernorm_batchnorm-00a2" in line for line in lines)
 

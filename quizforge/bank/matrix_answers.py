@@ -178,11 +178,23 @@ def grade(question: Question, text: str):
                    said, hit, matrix_text(given, None), _plain_answer(question), accepted_text(question))
 
 
-def instruction(question: Question) -> str:
-    """How to answer, as GATE would print it under the question."""
+MEDIUMS = ("terminal", "paper", "fields")   # typed whole; written in boxes; typed in an LMS's fields
+
+
+def instruction(question: Question, medium: str = "terminal") -> str:
+    """How to answer, as GATE would print it under the question, for where the answer is given:
+    typed whole at a prompt, written in a printed grid of boxes, or typed in an LMS's fields."""
     rows, cols = shape_of(question.answer)
     how = (f", each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
            if question.decimals else " with exact entries")
+    if medium == "paper":
+        infinity = " (an entry may be −∞)" if uses_minus_infinity(question) else ""
+        return f"Write the {rows}×{cols} matrix{how}{infinity}: one entry in each box."
+    if medium == "fields":
+        infinity = " (type −∞ as -inf)" if uses_minus_infinity(question) else ""
+        return f"Type the {rows}×{cols} matrix{how}{infinity}: one entry in each field, row by row."
+    if medium != "terminal":
+        raise ValueError(f"no instruction for the medium {medium!r} (one of {', '.join(MEDIUMS)})")
     infinity = " (write −∞ as -inf)" if uses_minus_infinity(question) else ""
     return f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, or nested brackets as in [[1, 0], [1, 1]]."
 

@@ -107,12 +107,13 @@ class Question:
         """A NAT question whose answer is a whole matrix, graded entry by entry (bank.matrix_answers)."""
         return self.kind == "NAT" and isinstance(self.answer, tuple)
 
-    def instruction(self) -> str:
-        """What GATE would print under the question: how to answer."""
+    def instruction(self, medium: str = "terminal") -> str:
+        """What GATE would print under the question: how to answer. A matrix is answered differently
+        at a prompt, on paper and in an LMS (medium: terminal, paper or fields)."""
         if self.is_matrix:
             from quizforge.bank.matrix_answers import instruction
 
-            return instruction(self)
+            return instruction(self, medium)
         if self.kind == "MCQ":
             return "Choose ONE option (a–d)."
         if self.kind == "MSQ":

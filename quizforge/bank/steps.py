@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -14,9 +15,33 @@ def integer(x: Any) -> str:
     return f"{int(x):,}"
 
 
+def math_number(printed: str) -> str:
+    """A number as printed ('1,050,624.5') as it goes into math: its thousands commas braced,
+    1{,}050{,}624.5, which LaTeX and MathJax set as one number (a bare comma in math is
+    punctuation, spaced: "1, 050, 624"), typst as one string and the terminal as 1,050,624.5.
+    The one way a number with separators is written in math, whatever the medium."""
+    return _GROUPED.sub(lambda m: m.group(0).replace(",", "{,}"), printed)
+
+
+_GROUPED = re.compile(r"(?<![\d.{])\d{1,3}(?:,\d{3})+(?![\d}])")
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+
+
+def math_numbers(markdown: str) -> str:
+    """Markdown with every number inside its $…$ and $$…$$ math written by `math_number`."""
+    if "," not in markdown or "$" not in markdown:
+        return markdown
+    return _MATH_SPAN.sub(lambda m: math_number(m.group(0)), markdown)
+
+
 def tex_int(x: Any) -> str:
     """An integer with thousands separators that LaTeX does not space out: 1{,}050{,}624."""
-    return f"{int(x):,}".replace(",", "{,}")
+    return math_number(f"{int(x):,}")
+
+
+def tex_fixed(x: Any, places: int) -> str:
+    """`fixed` for math: 49{,}152.00."""
+    return math_number(fixed(x, places))
 
 
 def fixed(x: Any, places: int) -> str:

@@ -12,12 +12,13 @@ the accepted range (`Template.draft`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from quizforge.bank.grading import values_match
 from quizforge.bank.question import KINDS, LETTERS, Misconception, Option, Question, Statement, Step, Unit
 from quizforge.bank.seeds import SeedChain, Stream, question_chain
+from quizforge.bank.steps import math_numbers
 from quizforge.errors import InputError
 
 TOPICS = {
@@ -114,11 +115,15 @@ class Template:
         answer_md = _answer_md(self.kind, draft, options)
         return Question(
             id=qid, template=self.id, topic=self.topic, kind=self.kind, marks=self.marks,
-            difficulty=self.difficulty, title=self.title, prompt=draft.prompt, options=options,
-            answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
+            difficulty=self.difficulty, title=self.title, prompt=math_numbers(draft.prompt),
+            options=tuple(replace(o, md=math_numbers(o.md), why=math_numbers(o.why)) for o in options),
+            answer=draft.answer if self.kind == "NAT" else None, answer_md=math_numbers(answer_md),
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
-            misconceptions=tuple(misconceptions), solution=tuple(draft.solution),
-            hints=tuple(draft.hints), exhibits=tuple(draft.exhibits), verify=draft.verify,
+            misconceptions=tuple(replace(m, feedback=math_numbers(m.feedback)) for m in misconceptions),
+            solution=tuple(replace(step, title=math_numbers(step.title), md=math_numbers(step.md))
+                           for step in draft.solution),
+            hints=tuple(math_numbers(h) for h in draft.hints),
+            exhibits=tuple(replace(e, md=math_numbers(e.md)) for e in draft.exhibits), verify=draft.verify,
         )
 
 

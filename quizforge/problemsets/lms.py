@@ -140,17 +140,26 @@ def _gift_question(title: str, variant: Variant) -> str:
 
 
 def gift(title: str, groups: list[SlotVariants]) -> str:
+    """One category per slot that GIFT can hold: a slot of matrix answers gets comments only, not an
+    empty category that a quiz's "random question from this category" would find empty."""
     blocks = []
     for group in groups:
-        blocks.append(f"$CATEGORY: {category_path(title, group.title)}")
+        if any(not v.question.is_matrix for v in group.variants):
+            blocks.append(f"$CATEGORY: {category_path(title, group.title)}")
         blocks += [_gift_question(group.title, variant) for variant in group.variants]
     return "\n\n".join(blocks) + "\n"
 
 
 # --- the report ----------------------------------------------------------------------------
 
-def _setup(title: str, duration: int, groups: list[SlotVariants]) -> list[str]:
+def _setup(title: str, duration: int, groups: list[SlotVariants], instructions: str) -> list[str]:
     marks = ", ".join(f"Q{g.slot.number} {g.marks}" for g in groups)
+    # Moodle's question formats hold questions, not the quiz: its description is pasted by hand.
+    description = (f"Description: paste the set's instructions, \"{instructions}\"" if instructions
+                   else "Description: the set has no instructions to give")
+    left_out = [f"Q{g.slot.number}" for g in groups if all(v.question.is_matrix for v in g.variants)]
+    gift_note = (f" quiz.gift has no category for {', '.join(left_out)} (matrix answers; see below): import "
+                 "moodle.xml for those slots." if left_out else "")
     return [
         "# Delivering the set in an LMS", "",
         f"Every format holds one quiz for the whole class: {len(groups)} question slots, each with every variant "
@@ -159,30 +168,32 @@ def _setup(title: str, duration: int, groups: list[SlotVariants]) -> list[str]:
         "## Moodle (moodle.xml, or quiz.gift)", "",
         "1. Question bank → Import → Moodle XML format → moodle.xml (GIFT format for quiz.gift). It creates "
         f"one category per slot under \"{title}\".",
-        f"2. Add a quiz; Timing → time limit {duration} minutes.",
+        f"2. Add a quiz; {description}; Timing → time limit {duration} minutes.",
         "3. Edit quiz → Add → a random question, once per slot, in order: pick that slot's category, 1 question. "
-        f"Set each slot's maximum mark to its marks ({marks}).",
+        f"Set each slot's maximum mark to its marks ({marks}).{gift_note}",
         "4. Keep MathJax on (the \"MathJax\" filter) so the \\( \\) math renders. The worked solution is the "
         "general feedback: its review option decides when students see it.", "",
         "## Canvas (canvas_qti12.zip)", "",
         "1. Settings → Import Course Content → QTI .zip file → canvas_qti12.zip.",
         f"2. It makes one quiz, \"{title}\", time limit {duration} minutes, with one question group per slot "
-        "(pick 1 question, the slot's points each). Publish it after a look.", "",
+        "(pick 1 question, the slot's points each) and the set's instructions as its description. Publish it "
+        "after a look.", "",
         "## A QTI 2.1 LMS (qti21.zip)", "",
         "1. Import qti21.zip as an IMS content package (QTI 2.1).",
         "2. It holds one test (assessmentTest) with one section per slot that selects 1 item of the slot's "
-        f"variants, and a time limit of {duration} minutes (timeLimits; check the LMS kept it). Each item's "
-        "question ID is in the package manifest's metadata, for the instructor.", "",
+        f"variants, and a time limit of {duration} minutes (timeLimits; check the LMS kept it). The set's "
+        "instructions are a rubric block that the first section shows the candidate. Each item's question ID "
+        "is in the package manifest's metadata, for the instructor.", "",
     ]
 
 
-def loss_report(title: str, duration: int, groups: list[SlotVariants]) -> str:
+def loss_report(title: str, duration: int, groups: list[SlotVariants], instructions: str = "") -> str:
     """lms_report.md: how to set up the quiz in each LMS, then what each format cannot express."""
     from quizforge.problemsets.qti import LOSSES as QTI_LOSSES
 
     from quizforge.problemsets import lms_matrix
 
-    lines = _setup(title, duration, groups) + ["# What the LMS exports cannot express", ""]
+    lines = _setup(title, duration, groups, instructions) + ["# What the LMS exports cannot express", ""]
     matrices = lms_matrix.has_matrix(groups)
     for fmt, losses in {**LOSSES, "qti 2.1 and canvas": QTI_LOSSES}.items():
         extra = [lms_matrix.LOSSES[fmt]] if matrices else []

@@ -1,11 +1,16 @@
 """Matrix answers in the LMS exports: one answer field per entry wherever the format has them.
 
 A matrix answer cannot be one numeric field. Each entry keeps its own GATE range (the key's
-entry ± one step at the question's decimals, exactly the range `quiz check` applies):
+entry ± one step at the question's decimals, exactly the range `quiz check` applies). Every
+field of one matrix has the same type and the same width, so the boxes tell nothing of the
+answer (an LMS that sizes a box by its answer would otherwise draw the −∞ cells wide):
 
-- Moodle XML: a Cloze (multianswer) question, one NUMERICAL field per entry (midpoint ±
-  half-width of the entry's printed range); a −∞ entry is a SHORTANSWER field.
-- QTI 2.1: one textEntryInteraction per entry, and the item scores all or nothing, as GATE does.
+- Moodle XML: a Cloze (multianswer) question, one field per entry. Moodle sizes a field by its
+  longest answer, so each field also lists a 0 % answer as long as the matrix's longest one.
+  A matrix with no −∞ has NUMERICAL fields (midpoint ± half-width of the entry's printed range);
+  one with −∞ has SHORTANSWER fields throughout, each listing the texts its range accepts.
+- QTI 2.1: one textEntryInteraction per entry, all float (compared with the range's ends) or,
+  in a matrix with −∞, all string (matched with those texts); the item scores all or nothing.
 - Canvas: a fill-in-multiple-blanks question; Canvas compares blanks as text, so each blank
   lists the values of its range written to the question's decimals (0.49, 0.5, 0.50, .5, 0.51).
 - GIFT has no question with several numeric fields: a matrix question is left out of it,
@@ -24,15 +29,17 @@ from quizforge.problemsets.lmstext import midpoint_and_halfwidth
 MINUS_INFINITY_WRITINGS = ("-inf", "-∞", "−∞", "-infinity")
 
 LOSSES = {
-    "moodle": "Matrix answers are Cloze questions with one numerical field per entry, each worth an equal share "
-              "of the marks: a matrix with a wrong entry earns partial credit where GATE gives all or nothing.",
+    "moodle": "Matrix answers are Cloze questions with one numerical field per entry (text fields listing the "
+              "accepted values in a matrix with −∞), each worth an equal share of the marks: a matrix with a "
+              "wrong entry earns partial credit where GATE gives all or nothing.",
     "gift": "Matrix answers are left out of quiz.gift (a comment marks each one): GIFT has no question with "
             "several numeric fields. Import moodle.xml for a set with matrix questions.",
     "qti 2.1 and canvas": "Canvas: a matrix answer is a fill-in-multiple-blanks question, compared as text: each "
                           "blank accepts the values of its GATE range written with at most the question's decimals "
                           "(0.49, 0.5, 0.50, .5, 0.51), not one written with more (0.505), and Canvas gives "
-                          "partial credit per blank. QTI 2.1 keeps GATE's all-or-nothing: one numeric field per "
-                          "entry, the marks only when every entry is in its range.",
+                          "partial credit per blank. QTI 2.1 keeps GATE's all-or-nothing: one field per entry "
+                          "(numeric, or text listing the accepted values in a matrix with −∞), the marks only "
+                          "when every entry is in its range.",
 }
 
 
@@ -62,16 +69,41 @@ def has_matrix(groups) -> bool:
 
 # --- Moodle Cloze ------------------------------------------------------------------------------
 
+def text_fields(question) -> bool:
+    """Whether every field of the matrix is compared as text: one −∞ entry makes them all so, as no
+    numeric field takes '-inf' and a field's type must not tell which entries those are."""
+    return any(f.minus_infinity for f in fields(question))
+
+
 def _cloze_escape(text: str) -> str:
     """Cloze's own escaping inside an answer: a backslash before } # ~ / " and itself."""
     return "".join("\\" + ch if ch in '}#~/"\\' else ch for ch in text)
 
 
-def cloze_field(field: EntryField) -> str:
-    if field.minus_infinity:
-        return "{1:SHORTANSWER:" + "~".join(f"={_cloze_escape(w)}" for w in MINUS_INFINITY_WRITINGS) + "}"
-    answer, tolerance = midpoint_and_halfwidth(field.low, field.high)
-    return f"{{1:NUMERICAL:={answer}:{tolerance}}}"
+def _numeric_padding(question, width: int) -> str:
+    """A number `width` characters long that no entry's range holds: the 0 % answer that widens a
+    field to the matrix's widest."""
+    ranges = [(Decimal(f.low), Decimal(f.high)) for f in fields(question) if not f.minus_infinity]
+    for digit in "98765432":
+        for text in (digit * width, "-" + digit * (width - 1)):
+            if text != "-" and not any(low <= Decimal(text) <= high for low, high in ranges):
+                return text
+    raise ValueError(f"{question.id}: no padding number of {width} characters lies outside every range")
+
+
+def cloze_fields(question) -> list[str]:
+    """One Cloze field per entry, row by row, all of one type and one width (see the module)."""
+    entries = fields(question)
+    if text_fields(question):
+        answers = [blank_answers(question, f) for f in entries]
+        width = max(len(a) for field_answers in answers for a in field_answers)
+        padding = "_" * width   # a 0 % answer no one types, as wide as the widest answer
+        return ["{1:SHORTANSWER:" + "~".join(f"={_cloze_escape(a)}" for a in field_answers)
+                + f"~%0%{padding}}}" for field_answers in answers]
+    ranges = [midpoint_and_halfwidth(f.low, f.high) for f in entries]
+    width = max(len(answer) for answer, _ in ranges)
+    padding = _numeric_padding(question, width)
+    return [f"{{1:NUMERICAL:={answer}:{tolerance}~%0%{padding}:0}}" for answer, tolerance in ranges]
 
 
 def entry_table(question, cell) -> str:
@@ -87,7 +119,8 @@ def entry_table(question, cell) -> str:
 
 def cloze_text(question, html_text: str) -> str:
     """The question as a student reads it, then one Cloze field per entry in a grid."""
-    return html_text + "\n" + entry_table(question, cloze_field)
+    by_name = dict(zip((f.name for f in fields(question)), cloze_fields(question)))
+    return html_text + "\n" + entry_table(question, lambda f: by_name[f.name])
 
 
 # --- Canvas: blanks compared as text -------------------------------------------------------------

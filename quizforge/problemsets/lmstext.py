@@ -75,7 +75,7 @@ def question_html(question) -> str:
     from quizforge.bank.export import _bmatrix
 
     parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
-    return to_html("\n\n".join(parts)) + "\n" + _shared_html(f"*{question.instruction()}*", False)
+    return to_html("\n\n".join(parts)) + "\n" + _shared_html(f"*{question.instruction('fields')}*", False)
 
 
 def solution_html(question) -> str:

@@ -28,7 +28,7 @@ from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
 from quizforge.problemsets.roster import Student, load_roster, numbered_variants
 from quizforge.problemsets.spec import load_spec
-from quizforge.problemsets.variants import Assigner, plan, variety
+from quizforge.problemsets.variants import paper, plan, variety
 
 
 class FolderNotEmpty(InputError):
@@ -56,11 +56,11 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         (staging / "keys").mkdir()
         # typst works in helper processes, each starting on its share of the class at once
         typesetting = typeset.Typesetting(spec, slots, staging) if pdf else None
-        made, assigner = [], Assigner(spec, slots)
+        made = []
         report("drawing the papers", 0, len(students))
         for share in typeset.Typesetting.shares(students):
             for student in share:
-                made.append(assigner.paper(student))
+                made.append(paper(spec, slots, student))
                 report("drawing the papers", len(made), len(students))
             if typesetting is not None:
                 typesetting.add(made[-len(share):])
@@ -74,9 +74,9 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
         (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, by_slot), "utf-8")
         (staging / "quiz.gift").write_text(lms.gift(spec.title, by_slot), "utf-8")
-        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot))
-        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot))
-        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, by_slot), "utf-8")
+        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot, spec.instructions))
+        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot, spec.instructions))
+        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, by_slot, spec.instructions), "utf-8")
         record = {"title": spec.title, "seed": spec.seed,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
                   "students": [{"id": p.student.id, "name": p.student.name,

@@ -19,6 +19,7 @@ scores 0 there, and the loss report says so.
 
 from __future__ import annotations
 
+import html
 import io
 import xml.etree.ElementTree as ET
 import zipfile
@@ -42,11 +43,19 @@ LOSSES = [
 _NOT_QTI = ("style", "start", "align")
 
 
+FILE_MODE = 0o644   # what unzip gives each file: readable by all, written by its owner
+
+
 def _zip(files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w") as archive:
         for name in sorted(files):
-            archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), files[name])
+            # A ZipInfo of our own (for a fixed date) is stored uncompressed and mode 0 unless told
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (0o100000 | FILE_MODE) << 16   # a regular file, rw-r--r--
+            info.create_system = 3   # Unix, so unzip reads those mode bits
+            archive.writestr(info, files[name])
     return buffer.getvalue()
 
 
@@ -109,18 +118,19 @@ def _outcomes21(item: ET.Element, marks: int) -> None:
 def _matrix_item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     """A matrix answer: one text entry per entry, each with its own range; the marks only when
     every entry is in its range (GATE's all or nothing)."""
-    from quizforge.problemsets.lms_matrix import MINUS_INFINITY_WRITINGS, entry_table, fields
+    from quizforge.problemsets.lms_matrix import blank_answers, entry_table, fields, text_fields
 
     q = variant.question
     item = ET.Element(_q("assessmentItem"), {"identifier": identifier, "title": title, "adaptive": "false",
                                              "timeDependent": "false"})
     entries = fields(q)
+    # One type for every entry: a float field beside string ones would show where the −∞ are.
+    as_text = text_fields(q)
     for f in entries:
         declaration = ET.SubElement(item, _q("responseDeclaration"), {
-            "identifier": f"RESPONSE_{f.name}", "cardinality": "single",
-            "baseType": "string" if f.minus_infinity else "float"})
+            "identifier": f"RESPONSE_{f.name}", "cardinality": "single", "baseType": "string" if as_text else "float"})
         ET.SubElement(ET.SubElement(declaration, _q("correctResponse")), _q("value")).text = \
-            "-inf" if f.minus_infinity else midpoint_and_halfwidth(f.low, f.high)[0]
+            blank_answers(q, f)[0] if as_text else midpoint_and_halfwidth(f.low, f.high)[0]
     _outcomes21(item, q.marks)
     body = ET.SubElement(item, _q("itemBody"))
     _xhtml(body, variant.html)
@@ -130,9 +140,9 @@ def _matrix_item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     when = ET.SubElement(ET.SubElement(processing, _q("responseCondition")), _q("responseIf"))
     every = ET.SubElement(when, _q("and"))
     for f in entries:
-        if f.minus_infinity:
+        if as_text:
             either = ET.SubElement(every, _q("or"))
-            for writing in MINUS_INFINITY_WRITINGS:
+            for writing in blank_answers(q, f):
                 match = ET.SubElement(either, _q("stringMatch"), {"caseSensitive": "false"})
                 ET.SubElement(match, _q("variable"), {"identifier": f"RESPONSE_{f.name}"})
                 _value(match, "baseValue", "string", writing)
@@ -206,7 +216,13 @@ def _item21(identifier: str, title: str, variant: Variant) -> ET.Element:
     return item
 
 
-def _test21(title: str, duration: int, groups: list[SlotVariants]) -> ET.Element:
+def instructions_html(instructions: str) -> str:
+    """The spec's instructions as the paragraph a student reads before the questions (plain text,
+    as the papers print them)."""
+    return f"<p>{html.escape(instructions, quote=False)}</p>" if instructions else ""
+
+
+def _test21(title: str, duration: int, groups: list[SlotVariants], instructions: str) -> ET.Element:
     test = ET.Element(_q("assessmentTest"), {"identifier": "T_quiz", "title": title})
     for name in ("SCORE", "MAXSCORE"):
         ET.SubElement(test, _q("outcomeDeclaration"), {"identifier": name, "cardinality": "single",
@@ -218,6 +234,8 @@ def _test21(title: str, duration: int, groups: list[SlotVariants]) -> ET.Element
         section = ET.SubElement(part, _q("assessmentSection"), {
             "identifier": section_identifier(group.slot.number), "title": group.title, "visible": "true"})
         ET.SubElement(section, _q("selection"), {"select": "1"})
+        if instructions and group is groups[0]:   # QTI 2.1 has rubrics in sections only: the first one shows them
+            _xhtml(ET.SubElement(section, _q("rubricBlock"), {"view": "candidate"}), instructions_html(instructions))
         for number in range(1, len(group.variants) + 1):
             identifier = item_identifier(group.slot.number, number)
             ET.SubElement(section, _q("assessmentItemRef"), {"identifier": identifier,
@@ -244,7 +262,7 @@ def _instructor_metadata(resource: ET.Element, question_id: str, students: tuple
     ET.SubElement(description, f"{{{LOM}}}string").text = f"On the papers of {', '.join(students)}"
 
 
-def qti21_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
+def qti21_zip(title: str, duration: int, groups: list[SlotVariants], instructions: str = "") -> bytes:
     files: dict[str, bytes] = {}
 
     manifest = ET.Element(_cp("manifest"), {"identifier": "M_quizforge_set"})
@@ -263,7 +281,7 @@ def qti21_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
                 "identifier": f"R_{identifier}", "type": "imsqti_item_xmlv2p1", "href": path})
             _instructor_metadata(resource, variant.question.id, variant.students)
             ET.SubElement(resource, _cp("file"), {"href": path})
-    files["test.xml"] = _xml(_test21(title, duration, groups), QTI21)
+    files["test.xml"] = _xml(_test21(title, duration, groups, instructions), QTI21)
     files["imsmanifest.xml"] = _xml(manifest, CP)
     return _zip(files)
 
@@ -366,10 +384,10 @@ def _item12(identifier: str, title: str, variant: Variant) -> ET.Element:
     return item
 
 
-def _assessment_meta(quiz_id: str, title: str, duration: int, points: int) -> ET.Element:
+def _assessment_meta(quiz_id: str, title: str, duration: int, points: int, instructions: str) -> ET.Element:
     n = lambda tag: f"{{{CANVAS}}}{tag}"  # noqa: E731
     quiz = ET.Element(n("quiz"), {"identifier": quiz_id})
-    for tag, value in (("title", title), ("description", ""), ("shuffle_answers", "false"),
+    for tag, value in (("title", title), ("description", instructions_html(instructions)), ("shuffle_answers", "false"),
                        ("scoring_policy", "keep_highest"), ("quiz_type", "assignment"),
                        ("points_possible", str(points)), ("allowed_attempts", "1"), ("time_limit", str(duration)),
                        ("show_correct_answers", "false"), ("one_question_at_a_time", "false"),
@@ -378,7 +396,7 @@ def _assessment_meta(quiz_id: str, title: str, duration: int, points: int) -> ET
     return quiz
 
 
-def canvas_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
+def canvas_zip(title: str, duration: int, groups: list[SlotVariants], instructions: str = "") -> bytes:
     quiz_id = "Q_quizforge_set"
     root = ET.Element(_c("questestinterop"))
     assessment = ET.SubElement(root, _c("assessment"), {"ident": quiz_id, "title": title})
@@ -395,7 +413,7 @@ def canvas_zip(title: str, duration: int, groups: list[SlotVariants]) -> bytes:
             section.append(_item12(item_identifier(group.slot.number, number), group.title, variant))
     points = sum(group.marks for group in groups)
     files = {f"{quiz_id}/{quiz_id}.xml": _xml(root, QTI12),
-             f"{quiz_id}/assessment_meta.xml": _xml(_assessment_meta(quiz_id, title, duration, points), CANVAS)}
+             f"{quiz_id}/assessment_meta.xml": _xml(_assessment_meta(quiz_id, title, duration, points, instructions), CANVAS)}
     manifest = ET.Element(_cp("manifest"), {"identifier": "M_quizforge_canvas"})
     ET.SubElement(manifest, _cp("organizations"))
     resources = ET.SubElement(manifest, _cp("resources"))

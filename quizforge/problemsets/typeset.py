@@ -7,9 +7,10 @@ heatmap. A page is laid out as a printed exam is: each question in one block tha
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
 equalities set a step per line and any formula wider than the text scaled to fit. Names in
-Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should a
-formula ever not translate, the document is set again with its math as plain text rather
-than not at all.
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. A formula
+the converter cannot take (a command it does not know, unbalanced braces) is printed as plain
+text, as the terminal writes it; should typst still refuse a document, it is set again with
+all its math as plain text rather than not at all.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class _Reader:
         if self.peek() != "{":
             if self.peek() == "\\":
                 m = re.match(r"\\([a-zA-Z]+|.)", self.text[self.i:])
+                if m is None:
+                    raise Untranslatable("a lone backslash")
                 self.i += m.end()
                 return m.group(0)
             ch = self.peek()
@@ -90,6 +93,8 @@ def latex_to_typst(latex: str) -> str:
         ch = r.peek()
         if ch == "\\":
             m = re.match(r"\\([a-zA-Z]+|.)", latex[r.i:])
+            if m is None:
+                raise Untranslatable("a lone backslash")
             r.i += m.end()
             name = m.group(1)
             if name == "frac":
@@ -216,12 +221,27 @@ def _sides(latex: str) -> list[str]:
     return [side.strip() for side in sides + [latex[start:]]]
 
 
+def plain_formula(latex: str) -> str:
+    """A formula as the terminal writes it (√dₖ, n²), as typst text: what a paper prints of math
+    that could not be typeset. Should even that fail, the LaTeX itself, as text."""
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    try:
+        return _escape(markdown_to_terminal(f"${latex}$"))
+    except Exception:   # noqa: BLE001 — the last resort must not fail
+        return _escape(latex)
+
+
 def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
     def math(latex: str, display: bool) -> str:
         if plain_math:
-            from quizforge.bank.mathtext import markdown_to_terminal
+            return plain_formula(latex)
+        try:
+            return typst_math(latex, display)
+        except Exception:   # noqa: BLE001 — any formula the converter cannot take is printed as text
+            return plain_formula(latex)
 
-            return _escape(markdown_to_terminal(f"${latex}$"))
+    def typst_math(latex: str, display: bool) -> str:
         if not display:
             return f"${latex_to_typst(latex)}$"
         sides = _sides(latex)
@@ -276,14 +296,19 @@ def heatmap(step: Step) -> str:
                 w = min(max(float(value), 0.0), 1.0)
             except ValueError:
                 w = 0.0
-            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(value)}]')
+            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(math_minus(value))}]')
     return (f"#align(center)[_{_escape(step.title)}: darker is more weight_ \\\n"
             f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
 
 
+def math_minus(entry: str) -> str:
+    """An entry as math prints it: a minus sign (−), not the hyphen a string would keep."""
+    return "−" + entry[1:] if entry.startswith("-") else entry
+
+
 def matrix_math(step: Step, name: str = "") -> str:
     """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
-    rows = "; ".join(", ".join(_string(v) for v in row) for row in step.matrix or ())
+    rows = "; ".join(", ".join(_string(math_minus(v)) for v in row) for row in step.matrix or ())
     label = f"bold({_string(name)}) = " if name else ""
     widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
     return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
@@ -389,7 +414,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
     for exhibit in question.exhibits:
         parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
-    parts += ["", f"_{_escape(question.instruction())}_", ""]
+    parts += ["", f"_{_escape(question.instruction('paper'))}_", ""]
     if question.is_matrix and not with_answer:
         parts += [answer_grid(question), ""]
     elif question.kind == "NAT" and not with_answer:

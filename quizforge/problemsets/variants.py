@@ -1,20 +1,17 @@
 """Who gets which questions. Fair by construction: every student's paper has the same
 templates in the same order (so the same kinds, marks and difficulty), and each question's
 numbers come from a seed derived from (the set's seed, the student's id, the question's
-number). Re-running with the same spec and roster gives the same questions, byte for byte.
-
-Spread (`Assigner`): when that seed would give a student a question text a classmate already
-has, a few further seeds derived the same way are tried, in roll order, and the first text
-no one has yet (or, once a template seems to have no more, the least used) is taken. So a
-template with six texts gives three students three different ones, and a class of 300 an
-even share of each. A question's ID still regenerates it exactly (`quiz explain ID`).
+number) alone. So a student's paper depends on nothing else: not on who else is on the
+roster, nor on their place in it. A student added late, or one who left, changes no other
+paper, and re-running with the same spec gives the same questions, byte for byte. The class's
+variety comes from the templates' own width, which `variety` reports per slot. A question's
+ID regenerates it exactly (`quiz explain ID`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections import Counter
 from dataclasses import dataclass
 
 from quizforge.problemsets.roster import Student
@@ -52,49 +49,14 @@ def plan(spec: SetSpec) -> list[Slot]:
     return slots
 
 
-def question_seed(spec: SetSpec, student_id: str, number: int, attempt: int = 0) -> int:
-    text = f"{spec.seed}|{student_id}|{number}" + (f"|{attempt}" if attempt else "")
+def question_seed(spec: SetSpec, student_id: str, number: int) -> int:
+    text = f"{spec.seed}|{student_id}|{number}"
     digest = hashlib.sha256(text.encode()).digest()
     return int.from_bytes(digest[:2], "big")
 
 
-SPREAD_TRIES = 8    # seeds tried per student and slot for a text no one has yet
-BALANCE_TRIES = 3   # once a template seems to have no more: seeds tried for its least used text
-
-
-class Assigner:
-    """Papers for a class in roll order, spreading each slot's question texts (see the module)."""
-
-    def __init__(self, spec: SetSpec, slots: list[Slot]):
-        self.spec, self.slots = spec, slots
-        self.used: list[Counter] = [Counter() for _ in slots]
-        self.exhausted = [False] * len(slots)   # a full search found no new text: aim for the least used
-
-    def paper(self, student: Student) -> Paper:
-        return Paper(student, tuple(self._question(i, slot, student) for i, slot in enumerate(self.slots)))
-
-    def _question(self, index: int, slot: Slot, student: Student):
-        from quizforge.bank.registry import get_template
-
-        template, used = get_template(slot.template), self.used[index]
-        target = min(used.values()) if self.exhausted[index] and used else 0
-        best = best_count = None
-        for attempt in range(BALANCE_TRIES if self.exhausted[index] else SPREAD_TRIES):
-            q = template.question(question_seed(self.spec, student.id, slot.number, attempt))
-            count = used[question_text_key(q)]
-            if best is None or count < best_count:
-                best, best_count = q, count
-            if count <= target:
-                break
-        else:
-            self.exhausted[index] = self.exhausted[index] or best_count > 0
-        used[question_text_key(best)] += 1
-        return best
-
-
 def paper(spec: SetSpec, slots: list[Slot], student: Student) -> Paper:
-    """One student's paper from their own seeds alone, without the class-wide spread that
-    `make_set` applies through Assigner (the two agree wherever no text repeats)."""
+    """One student's paper, from the spec, the set's seed and their id alone."""
     from quizforge.bank.registry import get_template
 
     return Paper(student, tuple(get_template(s.template).question(question_seed(spec, student.id, s.number))

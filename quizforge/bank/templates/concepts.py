@@ -319,7 +319,7 @@ def _sqrt_text(x: int) -> str:
 
 
 @template("concepts.why_sqrt_dk", topic="concepts", kind="MCQ", marks=1, difficulty=2,
-          title="Why the scores are divided by √d_k", light=True)
+          title="Why the scores are divided by √dₖ", light=True)
 def why_sqrt_dk(chain: SeedChain) -> Draft:
     s = chain.stream("params")
     d_k = s.choice((16, 32, 64, 128, 256))

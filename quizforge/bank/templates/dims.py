@@ -17,7 +17,7 @@ def _config(stream):
     return stream.choice(pairs)
 
 
-@template("dims.d_k", topic="dims", kind="NAT", marks=1, difficulty=1, title="Head dimension d_k", light=True)
+@template("dims.d_k", topic="dims", kind="NAT", marks=1, difficulty=1, title="Head dimension dₖ", light=True)
 def head_dimension(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 

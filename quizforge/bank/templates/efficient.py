@@ -7,6 +7,7 @@ import math
 from quizforge.bank.question import Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.statement_pools import statement_pool
+from quizforge.bank.steps import tex_int
 from quizforge.bank.template import Draft, template
 
 
@@ -20,10 +21,10 @@ def efficient_attention(chain: SeedChain) -> Draft:
     root = int(math.isqrt(n))
     lead = s.choice((
         f"A team must run attention over sequences of $n = {n}$ tokens and compares efficient variants.",
-        f"For inputs of $n = {n}$ tokens, standard attention's $n^2 = {n * n:,}$ scores per head are too many.",
+        f"For inputs of $n = {n}$ tokens, standard attention's $n^2 = {tex_int(n * n)}$ scores per head are too many.",
         f"You are reading three papers on attention for long sequences ($n = {n}$ tokens, head width $d$).",
     ))
-    statements = statement_pool("efficient_attention", root=root, k=k, r=r, n_squared=f'{n * n:,}')
+    statements = statement_pool("efficient_attention", root=root, k=k, r=r, n_squared=tex_int(n * n))
     return Draft(
         prompt=f"{lead} Which ONE of the following statements is CORRECT?",
         statements=statements,

@@ -10,7 +10,7 @@ from fractions import Fraction
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, integer, places_to_separate, plural, rounded,
-                                  sci, sci_result, scientific, tex_int)
+                                  sci, sci_result, scientific, tex_fixed, tex_int)
 from quizforge.bank.template import Draft, template
 
 FLOPS = Unit("FLOPs", "flops", 1, ("FLOPs", "FLOP"))
@@ -260,7 +260,7 @@ def training_days(chain: SeedChain) -> Draft:
         answer=rounded(days, places), exact=days, decimals=places, unit=DAYS, misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Compute", f"$6ND = 6 \\cdot {sci(N)} \\cdot {sci(D)} {sci_result(flops)}$ FLOPs"),
                   Step("Throughput", f"${count} \\cdot {peak_tflops} \\times 10^{{12}} \\cdot {mfu} {sci_result(per_second)}$ FLOP/s"),
-                  Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {fixed(seconds, 0)}\\,\\mathrm{{s}} "
+                  Step("Time", f"$${sci(flops)} / {sci(per_second)} \\approx {tex_fixed(seconds, 0)}\\,\\mathrm{{s}} "
                                f"{equals_sign(days, places)} {fixed(days, places)}$$ days")],
         hints=["Time = compute ÷ achieved throughput.", "$t = 6ND / (G \\cdot P \\cdot \\mathrm{MFU})$",
                f"$G = {count}$, $P = {peak_tflops}$ TFLOP/s"],

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import closed_form, decimal, equals_sign, fixed, places_to_separate, plural, rounded, tex_int
+from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, places_to_separate, plural, rounded,
+                                  tex_fixed, tex_int)
 from quizforge.bank.template import Draft, template
 
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
@@ -40,7 +41,7 @@ def attention_scores(chain: SeedChain) -> Draft:
         answer=rounded(mib, places), exact=mib, decimals=places, unit=Unit("MiB", "bytes", MiB), misconceptions=wrong, fmt=decimal(places),
         solution=[Step("Entries", f"$B \\cdot h \\cdot n^2 = {B} \\cdot {h} \\cdot {n}^2 = {tex_int(entries)}$"),
                   Step("Bytes", f"${tex_int(entries)} \\cdot {size} = {tex_int(entries * size)}$ bytes"),
-                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {equals_sign(mib, places)} {fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
+                  Step("MiB", f"$${tex_int(entries * size)} / 2^{{20}} {equals_sign(mib, places)} {tex_fixed(mib, places)}\\,\\mathrm{{MiB}}$$")],
         hints=["One n × n matrix per head and per sequence; d_model does not enter.", "$B h n^2 \\times$ bytes per entry",
                f"{dtype}: {size} bytes"],
     )

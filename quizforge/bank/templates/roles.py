@@ -9,7 +9,7 @@ from quizforge.bank.template import Draft, template
 
 
 @template("concepts.wo_ffn_role", topic="concepts", kind="MSQ", marks=2, difficulty=2,
-          title="The role of W_O and of the FFN", light=True)
+          title="The role of the output projection and of the FFN", light=True)
 def wo_ffn_role(chain: SeedChain) -> Draft:
     s = chain.stream("params")
     d = s.choice((512, 768, 1024))
