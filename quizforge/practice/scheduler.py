@@ -156,31 +156,31 @@ class Planner:
         cards = self.history.cards()
         asked = list(dict.fromkeys(reversed(list(exclude))))[::-1]   # each item where it was last asked
         fresh = [i for i in self.items if i not in set(asked)]
-        repeating = not fresh
-        if repeating:
-            # Every item asked already this session: repeat, longest ago first, never the last one
-            # again while another is left.
-            fresh = [i for i in asked if i in set(self.items)]
-            if len(fresh) > 1:
-                fresh = fresh[:-1]
-        rank = {item: n for n, item in enumerate(fresh)}
-        allowed = set(fresh)
-        reviews = sorted(((i, reason) for i, reason in self.reviews(now).items if i in allowed),
-                         key=lambda pair: rank[pair[0]] if repeating else 0)
-        unseen = [i for i in fresh if self.key(i) not in cards]
+        # Repeats, longest ago first, never the last one again while another is left.
+        again = [i for i in asked if i in set(self.items)]
+        if len(again) > 1:
+            again = again[:-1]
+        pick = self._pick(now, cards, fresh, ordered=False, prefer_light=prefer_light) if fresh else None
+        return pick or self._pick(now, cards, again, ordered=True, prefer_light=prefer_light)
+
+    def _pick(self, now: float, cards, candidates: list[str], *, ordered: bool, prefer_light: bool) -> Pick | None:
+        """The next of `candidates`: due reviews, then new, then extra, then early reviews. `ordered`:
+        within a group, the candidates' own order comes first (repeats, longest ago first)."""
+        rank = {item: n for n, item in enumerate(candidates)}
+        reviews = [(i, reason) for i, reason in self.reviews(now).items if i in rank]
+        unseen = [i for i in candidates if self.key(i) not in cards]
         new = [(i, "new") for i in unseen] if self.new_left(now) else []
         extra = [(i, "extra") for i in unseen] if self.named and self.new_per_day > 0 and not new else []
         ahead: list[tuple[str, str]] = []
         if not reviews and not new and not extra and self.new_per_day > 0:
-            # Past the new limit: review early, items not yet seen in this session first, then the
-            # one asked longest ago.
-            soonest = sorted((cards[self.key(i)]["due_at"], i) for i in fresh if self.key(i) in cards)
-            if repeating:
-                soonest.sort(key=lambda pair: rank[pair[1]])
-            ahead = [(i, "ahead") for _, i in soonest]
+            # Past the new limit: review early, the soonest due first.
+            ahead = [(i, "ahead") for _, i in sorted((cards[self.key(i)]["due_at"], i)
+                                                     for i in candidates if self.key(i) in cards)]
         for group in (reviews, new, extra, ahead):   # a whole group is served before the next one starts
             if not group:
                 continue
+            if ordered:
+                group = sorted(group, key=lambda pair: rank[pair[0]])
             if prefer_light:
                 # Nothing heavy is loaded yet: a light item now, the heavy ones once torch is warm.
                 group = [c for c in group[:5] if c[0] in self.light] or group
