@@ -230,12 +230,12 @@ def test_fit_needs_py_fsrs_threshold_and_says_so(tmp_path):
 
 def test_fit_with_enough_history_changes_the_parameters_and_the_scheduler_uses_them(tmp_path):
     with History(tmp_path / "history.db") as h:
-        _long_history(h, 110, 60)
+        _long_history(h, 60, 60)
         default = list(Scheduler().parameters)
     done = run_quiz(tmp_path, "stats", "--fit", "--json", timeout=600)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["fitted"] and result["reviews"] >= 512 and result["rescheduled"] == 110
+    assert result["fitted"] and result["reviews"] >= 512 and result["rescheduled"] == 60
     assert result["before"] == default and result["after"] != default and result["changes"]
     with History(tmp_path / "history.db") as h:
         assert h.setting(FITTED)["parameters"] == result["after"]
@@ -316,3 +316,11 @@ def test_the_last_question_offers_its_worked_solution(tmp_path):
     assert out.index("rated Again") < out.index("Enter next · e worked solution") < out.index("Worked solution")
     assert out.index("Worked solution") < out.index("Session over")
     assert "input ended" not in out   # every question was asked: the session finished
+
+
+def test_an_explicit_new_per_day_wins_over_the_exam_pace(history):
+    exam = ExamPlan(local_date(START) + timedelta(days=10))
+    assert Planner(history, TEMPLATES, new_per_day=None, exam=exam).daily_limit(START) == 4   # 30 over 8 days
+    assert Planner(history, TEMPLATES, new_per_day=5, exam=exam).daily_limit(START) == 5
+    progress = Planner(history, TEMPLATES, new_per_day=5, exam=exam).exam_progress(START)
+    assert (progress.left, progress.pace) == (30, 4)   # the header still says the pace the exam needs

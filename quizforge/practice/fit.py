@@ -16,6 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 FIRST_STABILITY = ("Again", "Hard", "Good", "Easy")   # parameters 0-3: stability after a first answer, in days
+# What FSRS-6's other parameters govern (py-fsrs's Scheduler reads them by index).
+ROLES = {4: "first difficulty", 5: "first difficulty", 6: "difficulty change", 7: "difficulty change",
+         8: "growth after a recall", 9: "growth after a recall", 10: "growth after a recall",
+         11: "stability after a lapse", 12: "stability after a lapse", 13: "stability after a lapse",
+         14: "stability after a lapse", 15: "Hard's penalty", 16: "Easy's bonus", 17: "same-day reviews",
+         18: "same-day reviews", 19: "same-day reviews", 20: "forgetting curve's shape"}
 CHANGED = 0.005   # relative change below which a parameter is reported unchanged
 
 
@@ -43,7 +49,8 @@ class FitResult:
                 lines.append(f"after a first {FIRST_STABILITY[n]}, recall stays above 90% for {new:.2f} days "
                              f"(was {old:.2f})")
             else:
-                lines.append(f"w{n}: {old:.4f} → {new:.4f}")
+                role = ROLES.get(n)
+                lines.append(f"w{n}{f' ({role})' if role else ''}: {old:.4f} → {new:.4f}")
         return lines
 
 
