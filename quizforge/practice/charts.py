@@ -248,8 +248,8 @@ def _exam_view(stats: dict) -> Group | None:
     for t in exam["topics"]:
         recall = t["recall"]
         style = "green" if recall is not None and recall >= exam["target"] else colour(recall)
-        rows.append((t["title"], f"{t['introduced']}/{t['templates']}",
-                     Text(f"{bar(recall, 8)} {percent(recall):>4}", style=style), str(t["below_target"])))
+        cell = Text("–") if recall is None else Text(f"{bar(recall, 8)} {percent(recall):>4}", style=style)
+        rows.append((t["title"], f"{t['introduced']}/{t['templates']}", cell, str(t["below_target"])))
         table.add_row(*rows[-1])
     whole = [t["title"] for t in exam["topics"]]
     return Group(head, rows_table(table, rows, whole))
