@@ -324,3 +324,43 @@ def test_an_explicit_new_per_day_wins_over_the_exam_pace(history):
     assert Planner(history, TEMPLATES, new_per_day=5, exam=exam).daily_limit(START) == 5
     progress = Planner(history, TEMPLATES, new_per_day=5, exam=exam).exam_progress(START)
     assert (progress.left, progress.pace) == (30, 4)   # the header still says the pace the exam needs
+
+
+def _right(question) -> str:
+    from quizforge.answers import format_number
+
+    if question.is_matrix:
+        return question.answer_md
+    return question.correct_letters if question.kind != "NAT" else format_number(question.answer, question.decimals)
+
+
+def test_the_drill_itself_over_two_weeks_meets_the_target_on_exam_day(history):
+    """The engine a learner drives: each morning, every question the drill plans, answered
+    right in half a minute, until it would review ahead of time."""
+    random.seed(3)
+    clock = Clock(START)
+    exam = ExamPlan(local_date(START) + timedelta(days=14))
+    level = frozenset({1})
+    for day in range(14):
+        clock.t = START + day * DAY
+        drill = d.Drill(history, d.DrillOptions(difficulty=level, count=200, new_per_day=None, exam=exam), clock)
+        events = drill.start()
+        if isinstance(events[-1], d.NothingToAsk):
+            continue
+        if day == 0:
+            assert events[0].exam.left == len(drill.planner.items) and events[0].exam.pace == -(-events[0].exam.left // 12)
+        shown = events[-1]
+        while shown.reason != "ahead":
+            clock.t += 30
+            drill.act(d.Answer(_right(shown.question)))
+            nxt = drill.act(d.Next())
+            if not isinstance(nxt[-1], d.QuestionShown):
+                break
+            shown = nxt[-1]
+        drill.close("quit")
+    planner = Planner(history, [t.id for t in d.drill_templates(None, level)])
+    cards = history.cards()
+    assert all(template_key(t) in cards for t in planner.items)
+    recall = {t: exam.recall(Scheduler(), Card.from_dict(history.card(template_key(t)))) for t in planner.items}
+    assert min(recall.values()) >= exam.target, recall
+    assert planner.reviews(exam.starts_at - 1).count == 0

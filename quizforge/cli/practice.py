@@ -45,7 +45,7 @@ def _resume(text: str | None) -> bool | str:
               help="Most templates seen for the first time per day (0: reviews only)  [default: 10, or the exam's pace]")
 @click.option("--exam-date", metavar="YYYY-MM-DD|off",
               help="Plan toward this exam day (remembered; quiz stats shows it); off forgets it.")
-@click.option("--target-retention", type=click.FloatRange(0.7, 0.99), metavar="0.7-0.99",
+@click.option("--target-retention", type=click.FloatRange(0.7, 0.99),
               help="Predicted recall wanted on exam day  [default: 0.9]")
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
