@@ -364,3 +364,15 @@ def test_the_drill_itself_over_two_weeks_meets_the_target_on_exam_day(history):
     recall = {t: exam.recall(Scheduler(), Card.from_dict(history.card(template_key(t)))) for t in planner.items}
     assert min(recall.values()) >= exam.target, recall
     assert planner.reviews(exam.starts_at - 1).count == 0
+    for t in planner.items:   # each reviewed on two days after the one it was introduced on
+        days = sorted({local_date(at) for at in history.card_reviews(template_key(t))})
+        assert len([day for day in days[1:] if day < exam.day]) >= 2, (t, days)
+
+
+def test_with_an_exam_date_a_review_falls_due_at_the_start_of_its_day():
+    exam = ExamPlan(local_date(START) + timedelta(days=40))
+    scheduler = Scheduler(enable_fuzzing=False)
+    card, _ = scheduler.review_card(Card(due=_utc(START)), Rating.Easy, _utc(START + 60))   # due in days, at 09:01
+    due = card.due.timestamp()
+    assert START + DAY < due < exam.starts_at and due != day_start(local_date(due))
+    assert exam.due_before_exam(scheduler, card, START + 60, later_review_days=2) == day_start(local_date(due))

@@ -7,8 +7,9 @@ counts whole days). Two rules follow from it:
 - after a review, a card whose next due date falls on or after the exam day is brought
   forward, to the start of the day its predicted recall falls below the target, so that
   it is reviewed again before the exam; a card reviewed on fewer than REVIEW_DAYS later
-  days since it was introduced comes back the next day, so each is reviewed at least
-  twice before the exam;
+  days since it was introduced comes back early enough to leave a day for each review
+  still needed; and a review due on a later day falls due at the start of that day, so
+  a learner who practises at any hour of it is asked;
 - new templates are introduced at a pace that finishes REVIEW_DAYS days before the exam.
 
 Plain arithmetic over fsrs's Card and Scheduler: no torch, numpy or sympy.
@@ -82,22 +83,26 @@ class ExamPlan:
         `later_review_days`: the local days, after the day it was introduced, on which the card
         has been reviewed (this review included)."""
         exam = self.starts_at
-        if at >= exam or card.due.timestamp() < exam:
-            return None
+        due = card.due.timestamp()
         tomorrow = day_start(local_date(at) + timedelta(days=1))
-        if tomorrow >= exam:
-            return None   # the eve of the exam: no later day is left
-        if later_review_days < REVIEW_DAYS:
-            return tomorrow
-        if self.recall(scheduler, card) >= self.target:
+        if at >= exam or tomorrow >= exam or due < tomorrow:
+            return None   # the exam has come, no day is left before it, or FSRS asks again today
+        options = []
+        if due < exam:
+            options.append(day_start(local_date(due)))   # its day, whatever hour the learner practises
+        need = max(0, REVIEW_DAYS - later_review_days)
+        if need:   # the latest day that leaves a day for each review still needed
+            options.append(day_start(self.day - timedelta(days=need)))
+        if due >= exam and self.recall(scheduler, card) < self.target:
+            # The first whole day on which recall falls below the target, as fsrs counts days.
+            last = _utc(card.last_review.timestamp() if card.last_review else at)
+            days = 1
+            while scheduler.get_card_retrievability(card, last + timedelta(days=days)) >= self.target:
+                days += 1
+            options.append(day_start(local_date((last + timedelta(days=days)).timestamp())))
+        if not options:
             return None
-        # The first whole day on which recall falls below the target, as fsrs counts days.
-        last = _utc(card.last_review.timestamp() if card.last_review else at)
-        days = 1
-        while scheduler.get_card_retrievability(card, last + timedelta(days=days)) >= self.target:
-            days += 1
-        falls = local_date((last + timedelta(days=days)).timestamp())
-        return min(max(day_start(falls), tomorrow), day_start(self.day - timedelta(days=1)))
+        return min(max(min(options), tomorrow), day_start(self.day - timedelta(days=1)))
 
 
 def _utc(at: float) -> datetime:
