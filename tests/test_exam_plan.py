@@ -376,3 +376,10 @@ def test_with_an_exam_date_a_review_falls_due_at_the_start_of_its_day():
     due = card.due.timestamp()
     assert START + DAY < due < exam.starts_at and due != day_start(local_date(due))
     assert exam.due_before_exam(scheduler, card, START + 60, later_review_days=2) == day_start(local_date(due))
+
+
+def test_the_json_export_keeps_the_exam_date(tmp_path):
+    with History(tmp_path / "history.db") as h:
+        remember_exam(h, "2027-02-07", 0.95, START)
+    data = json.loads(run_quiz(tmp_path, "export-history", "--format", "json").stdout)
+    assert data["settings"] == {"exam": {"date": "2027-02-07", "target": 0.95}, "fsrs_parameters": None}
