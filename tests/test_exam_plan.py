@@ -383,3 +383,12 @@ def test_the_json_export_keeps_the_exam_date(tmp_path):
         remember_exam(h, "2027-02-07", 0.95, START)
     data = json.loads(run_quiz(tmp_path, "export-history", "--format", "json").stdout)
     assert data["settings"] == {"exam": {"date": "2027-02-07", "target": 0.95}, "fsrs_parameters": None}
+
+
+def test_the_template_just_asked_comes_back_only_when_no_other_can(history):
+    planner = Planner(history, ["a.one", "a.two", "a.three"], new_per_day=1)
+    with history.transaction() as db:
+        planner.review("a.one", Rating.Easy, START, None, db)   # today's one new template
+    # a.two and a.three were skipped (no card) and no new one is allowed: a.one, again and again.
+    assert planner.next(START + 60, exclude=["a.one", "a.two", "a.three"]).item == "a.one"
+    assert planner.next(START + 60, exclude=["a.one", "a.two", "a.three", "a.one"]).item == "a.one"

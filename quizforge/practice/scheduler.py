@@ -156,12 +156,13 @@ class Planner:
         cards = self.history.cards()
         asked = list(dict.fromkeys(reversed(list(exclude))))[::-1]   # each item where it was last asked
         fresh = [i for i in self.items if i not in set(asked)]
-        # Repeats, longest ago first, never the last one again while another is left.
+        # Repeats, longest ago first; the one just asked only when no other can be asked.
         again = [i for i in asked if i in set(self.items)]
-        if len(again) > 1:
-            again = again[:-1]
-        pick = self._pick(now, cards, fresh, ordered=False, prefer_light=prefer_light) if fresh else None
-        return pick or self._pick(now, cards, again, ordered=True, prefer_light=prefer_light)
+        for candidates, ordered in ((fresh, False), (again[:-1], True), (again[-1:], True)):
+            pick = self._pick(now, cards, candidates, ordered=ordered, prefer_light=prefer_light) if candidates else None
+            if pick is not None:
+                return pick
+        return None
 
     def _pick(self, now: float, cards, candidates: list[str], *, ordered: bool, prefer_light: bool) -> Pick | None:
         """The next of `candidates`: due reviews, then new, then extra, then early reviews. `ordered`:
