@@ -240,7 +240,7 @@ class Drill:
         if pick is None:
             self.phase = "over"
             return [NothingToAsk(self._why_nothing(now), self.planner.reviews(now).next_at,
-                                 limit_reached=self.planner.new_per_day > 0)]
+                                 limit_reached=self.planner.new_per_day > 0 and self._unseen_left())]
         self.prefetcher = Prefetcher()
         settings = {"topic": self.options.topic, "count": self.options.count,
                     "difficulty": sorted(self.options.difficulty or [])}
@@ -385,6 +385,10 @@ class Drill:
         return [Rated(RATING_NAMES[rating], seconds)] if rating is not None else []
 
     # --- the end ------------------------------------------------------------
+
+    def _unseen_left(self) -> bool:
+        cards = self.history.cards()
+        return any(self.planner.key(i) not in cards for i in self.planner.items)
 
     def _why_nothing(self, now: float) -> str:
         if self.planner.new_per_day == 0 and not self.planner.paced:
