@@ -115,8 +115,9 @@ def test_explain_asks_once_and_anything_else_cancels_it(history):
     assert kinds(engine.act(d.Hint())) == ["HintShown"]        # cancels the first e
     assert kinds(engine.act(d.Explain())) == ["ConfirmGiveUp"]
     events = engine.act(d.Explain())
-    assert kinds(events) == ["SolutionShown", "Rated", "SessionOver"]
-    assert events[1].rating == "Again" and events[2].summary.ended_by == "finished"
+    assert kinds(events) == ["SolutionShown", "Rated"]   # the last question waits for Next, as the others do
+    (over,) = engine.act(d.Next())
+    assert events[1].rating == "Again" and over.summary.ended_by == "finished"
     (a,) = history.attempts()
     assert (a["outcome"], a["hints"], a["answer"]) == ("revealed", 1, None)
     assert history.tries() == {}
@@ -231,7 +232,8 @@ def test_every_due_review_comes_first_and_every_due_count_agrees(history):
         engine.act(d.Skip())   # a skip leaves the schedule alone: each review stays due
         (shown,) = engine.act(d.Next())
         served.append((shown.question.template, shown.reason))
-    events = engine.act(d.Skip())
+    engine.act(d.Skip())
+    events = engine.act(d.Next())
     assert served[:4] == [("concepts.why_sqrt_dk", "due"), ("softmax.scaling_effect", "due"),
                           ("positional.why_needed", "due"), ("concepts.path_length", "remedial")]
     assert [reason for _, reason in served[4:]] == ["new", "new"]
@@ -264,7 +266,8 @@ def test_a_drill_that_clears_its_reviews_ends_with_when_the_next_is_due(history)
     _rate(history, "dims.d_k", Rating.Again, NOW - 2 * DAY)
     engine = drill(history, topic="dims.d_k", count=1)
     _, shown = engine.start()
-    *_, over = engine.act(d.Answer(right(shown.question)))
+    engine.act(d.Answer(right(shown.question)))
+    (over,) = engine.act(d.Next())
     assert over.due_now == 0 and over.next_due_at == history.cards()["template:dims.d_k"]["due_at"] > NOW
     summary = _text(drill_summary_view(over, NOW))
     assert "due now" not in summary and re.search(r"next review in \d+ (min|h|days?) · progress", summary)
@@ -329,7 +332,7 @@ def test_a_schema_1_history_opens_keeps_everything_and_exports(tmp_path):
         # The first try was never saved by schema 1: the one known answer keeps its number.
         assert [(t["n"], t["answer"], t["correct"]) for t in exported["tries"]] == [(2, "96", True)]
     check = sqlite3.connect(path)
-    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert check.execute("SELECT count(*) FROM tries").fetchone()[0] == 0
     check.close()
 

@@ -24,9 +24,9 @@ def history(home):
     return History(home / "history.db")
 
 
-def drill_answer(session: Piped, plan: str, last: bool = False) -> str:
+def drill_answer(session: Piped, plan: str) -> str:
     """At an `answer ›` prompt: answer the question on screen per plan (right | wrong | skip),
-    then press Enter at the 'Enter next' prompt unless it was the last question."""
+    then press Enter at the 'Enter next' prompt (the last question has one too)."""
     qid = session.current
     if plan == "right":
         session.send(right_answer(qid))
@@ -41,9 +41,8 @@ def drill_answer(session: Piped, plan: str, last: bool = False) -> str:
         session.send("s")
     else:
         raise ValueError(plan)
-    if not last:
-        session.expect(NEXT_PROMPT)
-        session.send("")
+    session.expect(NEXT_PROMPT)
+    session.send("")
     return qid
 
 
@@ -56,7 +55,7 @@ def test_drill_line_by_line_records_every_outcome(tmp_path):
         for n, plan in enumerate(plans, 1):
             _, segment = session.expect(DRILL_PROMPT)
             assert f"{n}/5" in segment and len(shown_ids(segment)) == 1, segment
-            shown.append(drill_answer(session, plan, last=n == len(plans)))
+            shown.append(drill_answer(session, plan))
         rest = session.read_rest()
         assert session.proc.wait(timeout=10) == 0
     assert "Session over · 5 questions · 3/4 right (75%) · 1 skipped" in rest
@@ -135,6 +134,8 @@ def test_hint_and_second_try_rate_hard(tmp_path):
         session.expect("One more try")
         session.expect(DRILL_PROMPT)
         session.send(right_answer(second))
+        session.expect(NEXT_PROMPT)   # the last question waits for Enter too
+        session.send("")
         assert session.wait() == 0
 
     with history(tmp_path) as h:
@@ -162,6 +163,8 @@ def test_unreadable_answer_asks_the_same_question_again(tmp_path):
             assert message.startswith("✗") and message.count("✗") == 1 and len(lines) <= 4, segment
             assert not shown_ids(segment) and "rated" not in segment, segment
         session.send("s")
+        session.expect(NEXT_PROMPT)
+        session.send("")
         assert session.wait() == 0
     with history(tmp_path) as h:
         (a,) = h.attempts()
@@ -406,7 +409,7 @@ def test_stats_and_export_agree_with_the_history(tmp_path):
     with Piped(tmp_path, "--count", "3") as session:
         for n, plan in enumerate(["right", "wrong", "skip"], 1):
             session.expect(DRILL_PROMPT)
-            drill_answer(session, plan, last=n == 3)
+            drill_answer(session, plan)
         assert session.wait() == 0
     with Piped(tmp_path, "--mock", "gate", "--questions", "3", "--minutes", "10") as session:
         session.expect(MOCK_PROMPT)
@@ -531,7 +534,7 @@ def test_two_drills_at_once_share_the_history(tmp_path):
         for n in range(1, 4):
             for k, session in ((1, one), (2, two)):
                 session.expect(DRILL_PROMPT)
-                shown[k].append(drill_answer(session, "right", last=n == 3))
+                shown[k].append(drill_answer(session, "right"))
         assert one.wait() == 0 and two.wait() == 0
     assert integrity(tmp_path) == "ok"
     sessions = db_rows(tmp_path, "SELECT * FROM sessions ORDER BY id")

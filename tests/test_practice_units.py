@@ -129,7 +129,7 @@ def test_a_new_history_has_the_schema_wal_and_version(tmp_path):
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"sessions", "attempts", "cards", "reviews", "mocks", "tries"}
+    assert tables == {"sessions", "attempts", "cards", "reviews", "mocks", "tries", "settings"}
 
 
 def test_garbage_is_refused_left_untouched_and_copied(tmp_path):

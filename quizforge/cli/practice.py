@@ -41,8 +41,12 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
 @click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,
               help="Questions in a drill (prompts in an interview).")
-@click.option("--new-per-day", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="Most templates seen for the first time per day (0: reviews only).")
+@click.option("--new-per-day", type=click.IntRange(0, 1000), default=None,
+              help="Most templates seen for the first time per day (0: reviews only)  [default: 10, or the exam's pace]")
+@click.option("--exam-date", metavar="YYYY-MM-DD|off",
+              help="Plan toward this exam day (remembered; quiz stats shows it); off forgets it.")
+@click.option("--target-retention", type=click.FloatRange(0.7, 0.99),
+              help="Predicted recall wanted on exam day  [default: 0.9]")
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
@@ -57,8 +61,8 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--name", envvar="QUIZFORGE_NAME", metavar="NAME",
               help="With --browser: the name on the candidate panel  [env: QUIZFORGE_NAME; default: Candidate]")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
-def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, sections, interview, resume, browser,
-             keyboard, name, data_dir):
+def practice(topic, difficulty, count, new_per_day, exam_date, target_retention, mock, questions, minutes, sections,
+             interview, resume, browser, keyboard, name, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     \b
@@ -89,6 +93,8 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
     name_typed = click.get_current_context().get_parameter_source("name") == ParameterSource.COMMANDLINE
     if name_typed and not browser:   # QUIZFORGE_NAME may stay set for the terminal's modes
         raise click.UsageError("--name belongs to --browser (the terminal mock shows no candidate panel)")
+    if (exam_date or target_retention) and (interview or mock or resume):
+        raise click.UsageError("--exam-date and --target-retention belong to the drill")
     from quizforge.practice.drill import NoTemplates
     from quizforge.practice.store import HistoryError
 
@@ -113,7 +119,7 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
                             new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume),
-                            sections=sections)
+                            sections=sections, exam_date=exam_date, target_retention=target_retention)
     except NoTemplates as exc:
         raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
                          f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None

@@ -26,8 +26,10 @@ def _now() -> float:
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option("--days", type=click.IntRange(1, 365), default=30, show_default=True,
               help="Length of the daily accuracy series.")
+@click.option("--fit", is_flag=True,
+              help="Fit FSRS's parameters to your own reviews (once there are enough) and use them from now on.")
 @click.option("--data-dir", type=click.Path(), metavar="PATH", help=DATA_DIR_HELP)
-def stats_command(as_json: bool, days: int, data_dir: str | None) -> None:
+def stats_command(as_json: bool, days: int, fit: bool, data_dir: str | None) -> None:
     """Accuracy per topic with its trend, your streak, the cards due this fortnight,
     the misconceptions you still fall for, and your mock scores.
 
@@ -35,7 +37,10 @@ def stats_command(as_json: bool, days: int, data_dir: str | None) -> None:
     Examples:
       quiz stats
       quiz stats --days 14 --json
+      quiz stats --fit
     """
+    if fit:
+        return _fit(data_dir, as_json)
     from quizforge.practice.stats import compute_stats
 
     from quizforge.practice.paths import history_path
@@ -53,6 +58,37 @@ def stats_command(as_json: bool, days: int, data_dir: str | None) -> None:
     from quizforge.render import console
 
     console().print(stats_view(stats))
+
+
+def _fit(data_dir: str | None, as_json: bool) -> None:
+    from quizforge.practice.fit import fit
+    from quizforge.practice.paths import history_path
+    from quizforge.practice.store import History, HistoryError
+
+    path = history_path(data_dir)
+    if not path.exists():
+        raise InputError(f"no history at {path} yet: practise first (quiz practice)")
+    if not as_json:
+        click.echo("fitting FSRS to your reviews…", err=True)
+    try:
+        with History(path) as history:
+            result = fit(history, _now())
+    except HistoryError as exc:
+        raise InputError(history_error(exc)) from None
+    if as_json:
+        emit_json({"fitted": result.fitted, "reviews": result.counted, "needed": result.needed,
+                   "before": result.before, "after": result.after, "rescheduled": result.rescheduled,
+                   "changes": result.changes()})
+        return
+    if not result.fitted:
+        click.echo(f"not enough history to fit yet: {result.counted} of the {result.needed} reviews on a later day "
+                   f"that FSRS's optimizer needs; the default parameters stay")
+        return
+    changes = result.changes()
+    click.echo(f"fitted FSRS to {result.counted} reviews; {result.rescheduled} cards rescheduled with the new parameters"
+               + ("" if changes else "; the parameters barely moved"))
+    for line in changes:
+        click.echo(f"  {line}")
 
 
 @cli.command("export-history", short_help="Export your history as CSV or JSON.")

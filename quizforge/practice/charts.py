@@ -231,6 +231,30 @@ def _misconceptions_table(stats: dict) -> TableOrLines | None:
     return rows_table(table, rows, whole)
 
 
+def _exam_view(stats: dict) -> Group | None:
+    """The exam date, the days left, and FSRS's predicted recall on exam day per topic."""
+    exam = stats.get("exam")
+    if not exam:
+        return None
+    days = exam["days_left"]
+    when = "today" if days == 0 else f"passed {plural(-days, 'day')} ago" if days < 0 else f"in {plural(days, 'day')}"
+    head = Text.assemble(("Exam ", "bold"), f"{exam['date']} · {when} · target recall {percent(exam['target'])}")
+    table = Table(title="Predicted recall on exam day", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("topic")
+    table.add_column("introduced", justify="right", no_wrap=True)
+    table.add_column("recall", no_wrap=True)
+    table.add_column("below target", justify="right", no_wrap=True)
+    rows = []
+    for t in exam["topics"]:
+        recall = t["recall"]
+        style = "green" if recall is not None and recall >= exam["target"] else colour(recall)
+        cell = Text("–") if recall is None else Text(f"{bar(recall, 8)} {percent(recall):>4}", style=style)
+        rows.append((t["title"], f"{t['introduced']}/{t['templates']}", cell, str(t["below_target"])))
+        table.add_row(*rows[-1])
+    whole = [t["title"] for t in exam["topics"]]
+    return Group(head, rows_table(table, rows, whole))
+
+
 def _paused_view(stats: dict) -> Group | None:
     """Mocks paused or interrupted: each can be resumed with its number."""
     paused = stats["mocks"]["paused"]
@@ -293,6 +317,8 @@ def _mocks_view(stats: dict) -> Group | None:
 
 def stats_view(stats: dict) -> Group:
     """Every section of `stats` that has something to show."""
+    if stats.get("empty") and stats.get("exam"):
+        return Group(Text(EMPTY_MESSAGE), Text(), _exam_view(stats))
     if stats.get("empty") or (not stats["totals"]["attempts"] and not stats["due"]["scheduled"]
                               and not stats["mocks"]["history"] and not stats["mocks"]["paused"]):
         return Group(Text(EMPTY_MESSAGE))
@@ -302,7 +328,8 @@ def stats_view(stats: dict) -> Group:
     interview = _interview_line(stats)
     if interview is not None:
         parts += [Text(), interview]
-    for section in (_due_view(stats), _misconceptions_table(stats), _mocks_view(stats), _paused_view(stats)):
+    for section in (_exam_view(stats), _due_view(stats), _misconceptions_table(stats), _mocks_view(stats),
+                    _paused_view(stats)):
         if section is not None:
             parts += [Text(), section]
     return Group(*parts)

@@ -34,7 +34,8 @@ class DrillOptions:
     topic: str | None = None
     difficulty: frozenset[int] | None = None
     count: int = 10
-    new_per_day: int = 10
+    new_per_day: int | None = 10   # None: the exam's pace, or 10 without an exam
+    exam: Any = None               # exam.ExamPlan: plan toward this exam date
 
 
 @dataclass
@@ -90,14 +91,16 @@ class Started:
     topic: str | None
     count: int
     due: int                  # reviews due now: due.due_reviews, as `quiz stats` counts them
+    exam: Any = None          # exam.ExamProgress: days left, templates left, the pace
 
 
 @dataclass(frozen=True)
 class QuestionShown:
     number: int
     count: int
-    reason: str               # due | remedial | new | ahead
+    reason: str               # due | remedial | new | extra | ahead
     question: Any             # quizforge.bank.question.Question
+    limit: int = 0            # today's new-template limit (named by an "extra" question)
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class NothingToAsk:
     """Nothing is due and no new template is allowed: no session was started."""
     why: str
     next_due_at: float | None
+    limit_reached: bool = False   # today's new templates are used up (a larger limit would ask more)
 
 
 @dataclass(frozen=True)
@@ -216,14 +220,15 @@ class Drill:
         templates = drill_templates(options.topic, options.difficulty)
         unfiltered = options.topic is None and options.difficulty is None
         self.planner = Planner(history, [t.id for t in templates], new_per_day=options.new_per_day,
-                               light=[t.id for t in templates if t.light], every_template=unfiltered)
+                               light=[t.id for t in templates if t.light], every_template=unfiltered,
+                               named=options.topic is not None, exam=options.exam)
         self.heavy = [t.id for t in templates if not t.light]
         self.prefetcher: Prefetcher | None = None
         self.started = clock()
         self.summary = DrillSummary(0)
         self.phase = "idle"
         self.current: _Open | None = None
-        self._asked: set[str] = set()
+        self._asked: list[str] = []   # templates in the order asked
         self._upcoming: Pick | None = None   # the pick being generated in the background
         self._session_open = False
 
@@ -234,21 +239,26 @@ class Drill:
         pick = self.planner.next(now, prefer_light=True)
         if pick is None:
             self.phase = "over"
-            return [NothingToAsk(self._why_nothing(now), self.planner.reviews(now).next_at)]
+            return [NothingToAsk(self._why_nothing(now), self.planner.reviews(now).next_at,
+                                 limit_reached=self.planner.new_per_day > 0 and self._unseen_left())]
         self.prefetcher = Prefetcher()
         settings = {"topic": self.options.topic, "count": self.options.count,
                     "difficulty": sorted(self.options.difficulty or [])}
         self.summary.session_id = self.history.start_session("drill", settings, now)
         self._session_open = True
         due = self.planner.reviews(now).count
-        return [Started(self.options.topic, self.options.count, due), self._show(pick, 1)]
+        return [Started(self.options.topic, self.options.count, due, self.planner.exam_progress(now)),
+                self._show(pick, 1)]
 
     def question_ready(self) -> None:
         """Call once the question is on screen: the likely next question is generated, and
         torch and sympy warmed, while the learner reads, never before the screen is drawn."""
         if self.phase == "over" or self.prefetcher is None:
             return
-        upcoming = self._upcoming = self.planner.next(self.clock(), exclude=self._asked)
+        if self.current is not None and self.current.number >= self.options.count:
+            upcoming = self._upcoming = None   # the last question: nothing comes after it
+        else:
+            upcoming = self._upcoming = self.planner.next(self.clock(), exclude=self._asked)
         if upcoming is not None:
             self.prefetcher.prefetch(f"{upcoming.item}-{upcoming.seed:04x}")
         self.prefetcher.warm_up(self.heavy)
@@ -256,9 +266,13 @@ class Drill:
     def act(self, action: Action) -> list[Event]:
         if self.phase == "over":
             return []
-        if isinstance(action, Quit):
+        if isinstance(action, Quit) and self.phase != "answered":
             return self._finish(action.how)
         if self.phase == "answered":
+            if isinstance(action, (Quit, Next)) and self.current.number >= self.options.count:
+                return self._finish("finished")   # every question asked: quitting now is finishing
+            if isinstance(action, Quit):
+                return self._finish(action.how)
             if isinstance(action, Explain):
                 return [SolutionShown(self.current.question)]
             if isinstance(action, Next):
@@ -279,11 +293,12 @@ class Drill:
         upcoming = self._upcoming
         if upcoming is not None and upcoming.item == pick.item:
             pick = upcoming   # the question generated in the background
-        self._asked.add(pick.item)
+        self._asked.append(pick.item)
         question = self.prefetcher.get(f"{pick.item}-{pick.seed:04x}")
         self.current = _Open(question, number, self.clock())
         self.phase = "asking"
-        return QuestionShown(number, self.options.count, pick.reason, question)
+        return QuestionShown(number, self.options.count, pick.reason, question,
+                             self.planner.daily_limit(self.clock()))
 
     def _advance(self) -> list[Event]:
         number = self.current.number + 1
@@ -366,18 +381,22 @@ class Drill:
                 self.planner.review(question.template, rating, now, attempt_id, db,
                                     hit=hit.tag if hit else None, watched=watched)
         self.summary.asked += 1
-        events: list[Event] = [Rated(RATING_NAMES[rating], seconds)] if rating is not None else []
-        if q.number >= self.options.count:
-            return events + self._finish("finished")
-        self.phase = "answered"
-        return events
+        self.phase = "answered"   # the last question too: its worked solution is one `e` away
+        return [Rated(RATING_NAMES[rating], seconds)] if rating is not None else []
 
     # --- the end ------------------------------------------------------------
 
+    def _unseen_left(self) -> bool:
+        cards = self.history.cards()
+        return any(self.planner.key(i) not in cards for i in self.planner.items)
+
     def _why_nothing(self, now: float) -> str:
-        if self.options.new_per_day == 0:
+        if self.planner.new_per_day == 0 and not self.planner.paced:
             return "no reviews are due and new templates are off"
-        return f"no reviews are due and today's {self.options.new_per_day} new templates are used up"
+        limit = self.planner.daily_limit(now)
+        if self.planner.paced and limit == 0:
+            return "no reviews are due and every template is introduced"
+        return f"no reviews are due and today's {limit} new templates are used up"
 
     def _finish(self, how: str, why: str | None = None) -> list[Event]:
         self.summary.ended_by = how

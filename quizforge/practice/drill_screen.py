@@ -23,7 +23,8 @@ from quizforge.practice.view import keys_line
 
 ANSWER_PROMPT = "answer › "
 NEXT_PROMPT = "Enter next · e worked solution · q quit › "
-LABELS = {"due": "review", "remedial": "review · a mistake to fix", "new": "new", "ahead": "review (early)"}
+LABELS = {"due": "review", "remedial": "review · a mistake to fix", "new": "new", "ahead": "review (early)",
+          "extra": "new · past today's limit of {limit}"}
 KEYS = {"h": engine.Hint(), "s": engine.Skip(), "e": engine.Explain(), "q": engine.Quit()}
 
 
@@ -43,7 +44,18 @@ def action_for(line: str, phase: str) -> engine.Action | None:
 
 def nothing_to_ask_line(event: engine.NothingToAsk, now: float) -> str:
     later = "no review is scheduled yet" if event.next_due_at is None else f"next review {when(event.next_due_at - now)}"
-    return f"Nothing to ask: {event.why} · {later}"
+    more = " · more today: --new-per-day N" if event.limit_reached else ""
+    return f"Nothing to ask: {event.why}{more} · {later}"
+
+
+def exam_line(progress) -> str:
+    """The drill header's words about the exam: days left, templates left and the pace."""
+    if progress.days_left <= 0:
+        return f"exam {progress.day.isoformat()} · {'today' if progress.days_left == 0 else 'passed'}"
+    head = f"exam {progress.day.isoformat()} in {plural(progress.days_left, 'day')}"
+    if not progress.left:
+        return f"{head} · every template introduced"
+    return f"{head} · {plural(progress.left, 'new template')} left · {progress.pace} a day"
 
 
 class DrillScreen:
@@ -91,10 +103,12 @@ class DrillScreen:
                 scope = f" · {event.topic}" if event.topic else ""
                 out.print(Text.assemble(("Drill", "bold"), f"{scope} · {plural(event.count, 'question')} · "
                                         f"{plural(event.due, 'review')} due · answers are saved as you go"))
+                if event.exam is not None:
+                    out.print(exam_line(event.exam))
             elif isinstance(event, engine.QuestionShown):
                 out.print()
-                out.print(render.question_panel(event.question,
-                                                f"{event.number}/{event.count} · {LABELS[event.reason]}"))
+                label = LABELS[event.reason].format(limit=event.limit)
+                out.print(render.question_panel(event.question, f"{event.number}/{event.count} · {label}"))
                 out.print(keys_line("h hint", "s skip", "e explain", "q quit"))
                 self._status = self._status_line(event.number)   # one per question: a pipe prints it once
                 self.reader.prepare()

@@ -15,9 +15,10 @@ leading single quote, unless it is a plain number such as "-3" or "+1.5e9"; so a
 typed answer "=HYPERLINK(...)" is exported as "'=HYPERLINK(...)".
 
 JSON: `{"format": "quizforge-history", "version": 1, "exported_at": ISO, "sessions",
-"attempts", "cards", "reviews", "mocks"}`, the rows as objects with their JSON
+"attempts", "cards", "reviews", "mocks", "settings"}`, the rows as objects with their JSON
 columns (settings, card, log, paper, answers, ...) parsed; text is exported as typed.
-Each attempt has `tries`: `{"n", "answer", "answered_at", "answered_at_iso",
+`settings` holds the exam date (`exam`: `{"date", "target"}`) and the parameters fitted by
+`quiz stats --fit` (`fsrs_parameters`), each null when not set. Each attempt has `tries`: `{"n", "answer", "answered_at", "answered_at_iso",
 "correct", "misconception"}` for every graded answer, in order.
 """
 
@@ -145,6 +146,7 @@ def _json(history, stream: TextIO) -> int:
         "format": EXPORT_FORMAT, "version": EXPORT_VERSION,
         "exported_at": datetime.now().astimezone().isoformat(timespec="seconds"),
         "sessions": sessions, "attempts": attempts, "cards": cards, "reviews": reviews, "mocks": mocks,
+        "settings": {name: history.setting(name) for name in ("exam", "fsrs_parameters")},
     }
     json.dump(payload, stream, indent=2, ensure_ascii=False)
     stream.write("\n")

@@ -12,9 +12,10 @@ from quizforge.render import console as make_console
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
                  questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None,
-                 sections=None) -> int:
+                 sections=None, exam_date=None, target_retention=None) -> int:
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
-    `resume`: True for the last paused mock, or a mock's number."""
+    `resume`: True for the last paused mock, or a mock's number. `exam_date` ("YYYY-MM-DD"
+    or "off") and `target_retention` are saved in the history; `new_per_day` None: the exam's pace."""
     console = console or make_console()
     history = History(history_path(data_dir))
     reader = reader or reader_for_stdin(clock)
@@ -22,8 +23,12 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
         if mode == "drill":
             from quizforge.practice.drill import Drill, DrillOptions
             from quizforge.practice.drill_screen import DrillScreen
+            from quizforge.practice.exam import remember_exam
 
-            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day), clock)
+            exam = remember_exam(history, exam_date, target_retention, clock())
+            if exam is None and new_per_day is None:
+                new_per_day = 10
+            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, exam), clock)
             DrillScreen(drill, reader, console).run()   # draws the summary, or why nothing was asked
         elif mode == "mock":
             from quizforge.practice.mock_screen import run_mock

@@ -55,6 +55,14 @@ Keys:
   `paused` (those of them that can be resumed, oldest first: `number`, `session_id`,
   `exam`, `day` started, `answered`, `marked`, `questions`, `seconds_left`,
   `minutes_allowed`).
+- `exam`: None without an exam date (`quiz practice --exam-date`); else `date`, `days_left`
+  (0 on the day, negative after it), `target` (the recall wanted on exam day), `recall`
+  (FSRS's predicted recall at the start of exam day, the mean over introduced templates,
+  None before any), `below_target` (introduced templates predicted under the target),
+  and `topics`, in the bank's order: `topic`, `title`, `templates` (in the bank),
+  `introduced`, `recall` and `below_target`, as above for that topic.
+- `fitted`: None while FSRS's default parameters serve; after `quiz stats --fit`,
+  `{"reviews": how many reviews it learned from}`.
 """
 
 from __future__ import annotations
@@ -305,6 +313,44 @@ def _mock_section(mocks: list) -> dict[str, Any]:
             "change": change, "unfinished": unfinished, "paused": paused}
 
 
+def _exam_section(history, cards: dict, now: float) -> dict[str, Any] | None:
+    from quizforge.practice.exam import EXAM_SETTING, exam_from_settings
+
+    plan = exam_from_settings(history.setting(EXAM_SETTING))
+    if plan is None:
+        return None
+    from fsrs import Card
+
+    from quizforge.bank.registry import all_templates
+    from quizforge.practice.scheduler import scheduler_for, template_key
+
+    scheduler = scheduler_for(history)
+    names = _topics()
+    by_topic: dict[str, list[float | None]] = defaultdict(list)
+    for template in all_templates():
+        row = cards.get(template_key(template.id))
+        by_topic[template.topic].append(
+            plan.recall(scheduler, Card.from_dict(json.loads(row["card"]))) if row is not None else None)
+
+    def summary(recalls: list[float | None]) -> dict[str, Any]:
+        known = [r for r in recalls if r is not None]
+        return {"templates": len(recalls), "introduced": len(known),
+                "recall": round(sum(known) / len(known), 4) if known else None,
+                "below_target": sum(r < plan.target for r in known)}
+
+    order = [t for t in names if t in by_topic] + sorted(t for t in by_topic if t not in names)
+    every = [r for t in order for r in by_topic[t]]
+    overall = summary(every)
+    return {"date": plan.day.isoformat(), "days_left": plan.days_left(now), "target": plan.target,
+            "recall": overall["recall"], "below_target": overall["below_target"],
+            "topics": [{"topic": t, "title": names.get(t, t)} | summary(by_topic[t]) for t in order]}
+
+
+def _fitted_section(history) -> dict[str, Any] | None:
+    saved = history.setting("fsrs_parameters")
+    return {"reviews": saved.get("reviews")} if isinstance(saved, dict) else None
+
+
 # --- entry point -----------------------------------------------------------
 
 def compute_stats(history, now: float | None = None, *, days: int = 30) -> dict[str, Any]:
@@ -331,6 +377,8 @@ def compute_stats(history, now: float | None = None, *, days: int = 30) -> dict[
         "misconceptions": misconceptions,
         "misconceptions_total": distinct,
         "mocks": _mock_section(mocks),
+        "exam": _exam_section(history, cards, now),
+        "fitted": _fitted_section(history),
     }
     # Plain data all the way down: what --json prints is exactly this.
     return json.loads(json.dumps(stats))

@@ -22,8 +22,9 @@ from quizforge.errors import InputError
 from quizforge.practice.mock_sections import SECTION_KINDS
 
 # 1: sessions, attempts, cards, reviews, mocks. 2: tries (every graded answer of an attempt).
+# 3: settings (the exam date, fitted FSRS parameters).
 # Every table is CREATE IF NOT EXISTS, so opening an older file adds what it lacks and keeps the rest.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -96,6 +97,11 @@ CREATE TABLE IF NOT EXISTS mocks (
     visited     TEXT NOT NULL DEFAULT '[]',
     spent       TEXT NOT NULL DEFAULT '{}',    -- JSON {index: seconds on that question}
     result      TEXT                           -- JSON summary once submitted
+);
+CREATE TABLE IF NOT EXISTS settings (
+    name        TEXT PRIMARY KEY,              -- exam | fsrs_parameters
+    value       TEXT NOT NULL,                 -- JSON
+    saved_at    REAL NOT NULL
 );
 """
 
@@ -277,7 +283,7 @@ class History:
     @staticmethod
     def _is_ours(db: sqlite3.Connection) -> bool:
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return names <= {"sessions", "attempts", "cards", "reviews", "mocks", "tries"}
+        return names <= {"sessions", "attempts", "cards", "reviews", "mocks", "tries", "settings"}
 
     @staticmethod
     @contextmanager
@@ -404,6 +410,34 @@ class History:
     def reviews(self) -> list[sqlite3.Row]:
         return self._db.execute("SELECT * FROM reviews ORDER BY reviewed_at, id").fetchall()
 
+    def card_reviews(self, key: str) -> list[float]:
+        """When the card was reviewed, oldest first."""
+        return [r[0] for r in self._db.execute(
+            "SELECT reviewed_at FROM reviews WHERE card_key = ? ORDER BY reviewed_at, id", (key,))]
+
+    # --- settings -----------------------------------------------------------
+
+    def setting(self, name: str) -> Any:
+        """A saved setting (plain JSON), or None."""
+        row = self._db.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row["value"])
+        except ValueError:
+            return None
+
+    def save_setting(self, name: str, value: Any, at: float, db: sqlite3.Connection | None = None) -> None:
+        """Save (or, with None, forget) a setting."""
+        if db is None:
+            with self.transaction() as conn:
+                return self.save_setting(name, value, at, conn)
+        if value is None:
+            db.execute("DELETE FROM settings WHERE name = ?", (name,))
+        else:
+            db.execute("INSERT INTO settings(name, value, saved_at) VALUES (?,?,?) ON CONFLICT(name) DO UPDATE"
+                       " SET value = excluded.value, saved_at = excluded.saved_at", (name, json.dumps(value), at))
+
     # --- mocks --------------------------------------------------------------
 
     def create_mock(self, state: MockState) -> None:
@@ -495,6 +529,12 @@ class EmptyHistory:
         return []
 
     def mocks(self) -> list:
+        return []
+
+    def setting(self, name: str):
+        return None
+
+    def card_reviews(self, key: str) -> list:
         return []
 
     def close(self) -> None:
