@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from quizforge.cli import cli
+from quizforge.cli.params import FiniteFloatRange
 from quizforge.errors import InputError
 
 
@@ -45,7 +46,7 @@ def _resume(text: str | None) -> bool | str:
               help="Most templates seen for the first time per day (0: reviews only).")
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
-@click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
+@click.option("--minutes", type=FiniteFloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
 @click.option("--sections", type=click.Choice(["marks", "topic"]),
               help="The mock's section tabs: by marks (1-mark, 2-mark) or by topic; kept on resume  [default: marks]")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")

@@ -14,6 +14,7 @@ touches the spaced-repetition schedule.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import sqlite3
@@ -571,6 +572,10 @@ def new_mock(history: History, questions: int | None, minutes: float | None,
     `sections` ("marks" or "topic") is kept in the session's settings, so a resume shows the same."""
     if sections not in SECTION_KINDS:
         raise InputError(f"sections: {sections!r} is not one of {', '.join(SECTION_KINDS)}")
+    if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+        # nan would pass every comparison and end as NULL in a NOT NULL column, after the session was made
+        raise InputError(f"{minutes!r} minutes: the time must be a finite number of minutes above 0",
+                         param="minutes")
     n = questions or DEFAULT_QUESTIONS
     minutes = minutes or default_minutes(n)
     paper = compose_paper(n)
