@@ -13,6 +13,7 @@ import json
 import math
 import secrets
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -20,7 +21,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -30,6 +31,24 @@ from quizforge.web.sitting import BadRequest, WebSitting
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 4096
+
+
+class BodyTooLarge(Exception):
+    """Over MAX_BODY bytes, by its Content-Length or as it streamed in."""
+
+
+async def read_small_body(request: Request) -> bytes:
+    """The body, refused by its declared length before a byte is read, and while it streams
+    in once it passes MAX_BODY (a chunked upload declares no length)."""
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > MAX_BODY:
+        raise BodyTooLarge
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise BodyTooLarge
+    return bytes(body)
 
 
 def new_token() -> str:
@@ -70,7 +89,28 @@ class HostAndToken:
         first, _, _ = path.lstrip("/").partition("/")
         if not (path.startswith("/static/") or secrets.compare_digest(first.encode(), self.token.encode())):
             return await PlainTextResponse("not found", 404)(scope, receive, send)
-        return await self.app(scope, receive, send)
+        return await without_tracebacks(self.app, scope, receive, send)
+
+
+async def without_tracebacks(app, scope, receive, send) -> None:
+    """Run the app; what it fails on is one line to the page and one on stderr, never a traceback
+    in the candidate's terminal (Starlette answers 500 and re-raises, and uvicorn prints it)."""
+    started = False
+
+    async def tracked(message) -> None:
+        nonlocal started
+        started = started or message["type"] == "http.response.start"
+        await send(message)
+
+    try:
+        await app(scope, receive, tracked)
+    except ClientDisconnect:
+        pass   # the page went away: nobody is there to answer
+    except Exception as exc:
+        print(f"quizforge: the exam server could not answer {scope['method']} {scope['path'].rpartition('/')[2]}: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        if not started:
+            await JSONResponse({"error": f"the exam server failed: {type(exc).__name__}"}, 500)(scope, receive, send)
 
 
 def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = False,
@@ -86,7 +126,7 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
 
     def page(request: Request) -> Response:
         touched()
-        sitting.expire_if_due()
+        sitting.expire_if_due(wait=False)
         s = sitting.state
         body = templates.get_template("exam.html").render(
             base=base, static="/static", name=sitting.name, number=s.number, total=len(s.paper),
@@ -105,18 +145,24 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
         context = report_context(sitting.result, sitting.earlier, questions)
         body = templates.get_template("report.html").render(static="/static", name=sitting.name,
                                                              number=sitting.state.number, **context)
+        sitting.report_served = True
         return HTMLResponse(body, headers={"Cache-Control": "no-store"})
 
     def action(handler: Callable[[WebSitting, dict], object]):
         async def endpoint(request: Request) -> Response:
             touched()
-            raw = await request.body()
-            if len(raw) > MAX_BODY:
+            try:
+                raw = await read_small_body(request)
+            except BodyTooLarge:
                 return JSONResponse({"error": f"request body over {MAX_BODY} bytes"}, 413)
+            except ClientDisconnect:   # the page went away mid-request: nobody reads an answer
+                return Response(status_code=400)
             try:
                 data = json.loads(raw or b"{}")
             except (ValueError, UnicodeDecodeError):
                 return JSONResponse({"error": "request body is not JSON"}, 400)
+            except RecursionError:
+                return JSONResponse({"error": "request body is nested too deeply"}, 400)
             if not isinstance(data, dict):
                 return JSONResponse({"error": "request body must be a JSON object"}, 400)
             try:
@@ -129,13 +175,19 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
 
     def state(request: Request) -> Response:
         touched()
-        sitting.expire_if_due()
+        sitting.expire_if_due(wait=False)
         return JSONResponse(sitting.view())
 
     def clock(request: Request) -> Response:
-        """The countdown as the server keeps it; the page only shows it."""
-        sitting.expire_if_due()
-        return JSONResponse({"status": sitting.status, "seconds_left": round(sitting.engine.time_left(), 1)})
+        """The countdown as the server keeps it; the page only shows it. Asked every second, it
+        also tells the launcher that the page is still open, and once the paper is in, how far
+        its marking has got."""
+        touched()
+        sitting.expire_if_due(wait=False)
+        out = {"status": sitting.status, "seconds_left": round(sitting.engine.time_left(), 1)}
+        if sitting.ended in ("submitted", "timed_out"):
+            out.update(report_ready=sitting.report_ready, marking=sitting.marking())
+        return JSONResponse(out)
 
     def summary(request: Request) -> Response:
         touched()
