@@ -20,7 +20,8 @@ from browser_support import chromium_browser  # noqa: E402
 from practice_helpers import quiz_cmd, quiz_env, run_quiz  # noqa: E402
 from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
-from quizforge.web.launch import BackgroundServer, open_sitting  # noqa: E402
+from quizforge.web.launch import (  # noqa: E402
+    PAGE_GONE_SECONDS, REPORT_GRACE_SECONDS, REPORT_WAIT_SECONDS, BackgroundServer, open_sitting, server_should_stop)
 from quizforge.web.sitting import WebSitting  # noqa: E402
 
 MCQ = "dims.shapes-0000"
@@ -205,3 +206,25 @@ def test_a_wall_clock_step_neither_ends_nor_stretches_a_terminal_sitting(tmp_pat
         traveller.shift(-7200)
         assert engine.time_left() <= 600
         engine.close()
+
+
+def test_the_server_stays_up_until_the_report_is_shown_or_the_page_is_gone(tmp_path):
+    """As the README says: the report shown (then a few quiet seconds for its fonts), or the page
+    closed for 10 seconds, or 10 minutes."""
+    assert (REPORT_GRACE_SECONDS, PAGE_GONE_SECONDS, REPORT_WAIT_SECONDS) == (3.0, 10.0, 600.0)
+    with History(tmp_path / "history.db") as history:
+        session = history.start_session("mock", {}, time.time())
+        state = MockState(session, "gate", [MCQ], 30)
+        history.create_mock(state)
+        sitting = WebSitting(MockEngine(history, state))
+        sitting.begin()
+        assert not server_should_stop(sitting, quiet_for=3600, over_for=3600)   # not handed in: never
+        sitting.submit()
+        assert sitting.result is not None
+        assert not server_should_stop(sitting, quiet_for=9.9, over_for=599)     # the page still asks
+        assert server_should_stop(sitting, quiet_for=10, over_for=10)           # the page has gone
+        assert server_should_stop(sitting, quiet_for=0, over_for=600)           # the most it waits
+        sitting.report_served = True
+        assert not server_should_stop(sitting, quiet_for=2.9, over_for=5)       # its fonts still loading
+        assert server_should_stop(sitting, quiet_for=3, over_for=5)
+        sitting.engine.close()
