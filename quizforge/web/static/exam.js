@@ -286,6 +286,7 @@
     $("dialog-title").textContent = title;
     $("dialog-body").innerHTML = bodyHtml;
     $("dialog-buttons").innerHTML = "";
+    $("dialog-buttons").hidden = buttons.length === 0;
     for (const [label, id, handler] of buttons) {
       const b = document.createElement("button");
       b.type = "button";
