@@ -228,3 +228,31 @@ def test_the_server_stays_up_until_the_report_is_shown_or_the_page_is_gone(tmp_p
         assert not server_should_stop(sitting, quiet_for=2.9, over_for=5)       # its fonts still loading
         assert server_should_stop(sitting, quiet_for=3, over_for=5)
         sitting.engine.close()
+
+
+def test_a_question_asked_for_jumps_the_queue_of_the_rest_of_the_paper(monkeypatch):
+    """A palette jump during warm-up waits for its own question, not for every one before it."""
+    import threading
+
+    from quizforge.practice import prefetch
+
+    made, first_running, release = [], threading.Event(), threading.Event()
+
+    def generate(question_id):
+        if question_id == "q1":   # the torch import, say: the worker is busy with it
+            first_running.set()
+            release.wait(10)
+        made.append(question_id)
+        return question_id
+
+    monkeypatch.setattr(prefetch, "_generate", generate)
+    monkeypatch.setattr(prefetch, "_is_light", lambda question_id: False)
+    prefetcher = prefetch.Prefetcher()
+    for question_id in ("q1", "q2", "q3", "q4"):
+        prefetcher.prefetch(question_id)
+    first_running.wait(10)
+    threading.Timer(0.2, release.set).start()
+    assert prefetcher.get("q4") == "q4"
+    assert made[:2] == ["q1", "q4"]   # before q2 and q3, queued earlier
+    assert prefetcher.get("q2") == "q2" and prefetcher.get("q3") == "q3"
+    prefetcher.close()
