@@ -210,3 +210,20 @@ def test_a_client_that_hangs_up_mid_body_leaves_no_traceback(tmp_path, capfd):
         assert live.sitting.state.answers == {0: "a"}
     err = capfd.readouterr().err
     assert "Traceback" not in err and "ClientDisconnect" not in err
+
+
+def test_a_failure_inside_the_server_is_one_line_on_each_side_and_no_traceback(tmp_path, capfd, monkeypatch):
+    with Live(tmp_path) as live:
+        def broken(*args, **kwargs):
+            raise RuntimeError("the palette could not be drawn")
+
+        monkeypatch.setattr(live.sitting, "summary", broken)
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            live.client.open(live.page_url + "api/summary", timeout=20)
+        assert failed.value.code == 500
+        monkeypatch.undo()
+        assert live.post("api/save-next", b'{"answer": "a"}')["current"] == 2   # the server goes on
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == [
+        "quizforge: the exam server could not answer GET summary: RuntimeError: the palette could not be drawn"]
