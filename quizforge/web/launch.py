@@ -6,7 +6,7 @@ browser's command line, where `ps` shows it to every local user); that first loa
 session cookie every later request needs. The link is printed too, for machines where no
 browser opens. When the paper is in, the server stays up until the page has shown the report,
 or the page has gone quiet (closed), or REPORT_WAIT_SECONDS have passed; Ctrl-C keeps the mock
-paused for --resume in either front end, and the open page says so within a second.
+paused for --resume in either front end, and the open page says so at its next clock check.
 """
 
 from __future__ import annotations

@@ -41,7 +41,6 @@
       "paused with the time left. Continue it with:</p>" +
       `<p><code>quiz practice --resume ${number} --browser</code></p>` +
       "<p>(or without <code>--browser</code>, in the terminal). This page no longer works.</p>", [], true);
-    document.body.classList.add("server-lost");
   }
 
   // The paper is in: the report once it is marked; until then, how far the marking has got.
