@@ -79,6 +79,9 @@ def test_explain_ask_and_check_refuse_an_open_mocks_questions_until_it_is_submit
         assert done.stderr == (f"error: {args[1]} is question 1 of mock #{open_mock.number}, which is still open: "
                                f"{dict(explain='its worked solution is shown', ask='its answer is shown', check='answers to it are checked')[args[0]]}"
                                f" once it is submitted (quiz practice --resume {open_mock.number})\n"), args
+    # The same question drawn by its template and seed.
+    done = run_quiz_process(tmp_path, "ask", template, "--seed", str(int(seed, 16)), "--with-answer")
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {first} is question 1 of mock #{open_mock.number}")
     # Without the key, the question itself may be shown.
     assert run_quiz_process(tmp_path, "ask", first).returncode == 0
     # Submitted: the key is shown.

@@ -32,8 +32,9 @@ from quizforge.web.sitting import WebSitting
 # After the report has gone out: how long the server waits with no request (its images and
 # fonts load) before it stops.
 REPORT_GRACE_SECONDS = 3.0
-# The open page asks for the clock every second: this long without a request, it is closed.
-PAGE_GONE_SECONDS = 10.0
+# The open page asks for the clock every second, but a browser asks only once a minute from a tab
+# hidden for a while: this long without a request, the page is closed.
+PAGE_GONE_SECONDS = 90.0
 # The most a handed-in paper's server waits for a page to show the report. The README quotes it.
 REPORT_WAIT_SECONDS = 600.0
 
