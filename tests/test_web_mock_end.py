@@ -136,6 +136,10 @@ def test_the_page_shows_how_far_the_marking_has_got(browser, tmp_path):
         page.check("#declaration")
         page.click("#begin")
         page.wait_for_selector("#question-number:has-text('Question No. 1')")
+        # Every dialog title shown from here on, kept across the move to the report.
+        page.evaluate("""() => new MutationObserver(() => sessionStorage.titles =
+            (sessionStorage.titles || '') + '|' + document.getElementById('dialog-title').textContent)
+            .observe(document.getElementById('dialog-title'), {childList: true, characterData: true, subtree: true})""")
         page.click("#submit-button")
         page.click("#summary-submit")
         page.click("#confirm-yes")
@@ -143,6 +147,9 @@ def test_the_page_shows_how_far_the_marking_has_got(browser, tmp_path):
         assert re.fullmatch(r"[0-3] of 3", page.inner_text("#marking-progress"))
         page.wait_for_url("**/report", timeout=20_000)
         assert live.sitting.result["status"] == "submitted"
+        titles = page.evaluate("sessionStorage.titles").split("|")[1:]
+        assert titles[:3] == ["Exam Summary", "Submit the paper?", "Submitting your paper"]
+        assert set(titles[3:]) == {"Marking your paper"}   # never "the server has stopped" on the way out
     history.close()
 
 

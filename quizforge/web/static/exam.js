@@ -19,6 +19,7 @@
   if (location.search) history.replaceState(null, "", base + "/");
 
   let lost = false;
+  let leaving = false;   // the page is going (to the report, or closed): its cut requests mean nothing
   async function call(path, data) {
     const init = data === undefined ? {} :
       {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(data)};
@@ -26,7 +27,7 @@
       const response = await fetch(base + path, init);
       return await response.json().catch(() => ({error: `the server answered ${response.status}`}));
     } catch (err) {
-      serverLost();
+      if (!leaving) serverLost();   // a request cut short by leaving the page says nothing of the server
       return {error: "the exam server cannot be reached: is quiz practice still running?"};
     }
   }
@@ -86,7 +87,8 @@
     askClock();
   }, 1000);
 
-  let leaving = false;
+  addEventListener("pagehide", () => { leaving = true; });
+  addEventListener("pageshow", (e) => { if (e.persisted) leaving = false; });   // back from the cache
   function toReport() {
     leaving = true;
     location.href = base + "/report";
