@@ -473,6 +473,7 @@ def test_interview_self_ratings_become_cards(tmp_path):
 def _refused(tmp_path, reason: str):
     path = tmp_path / "history.db"
     original = path.read_bytes()
+    path.chmod(0o600)   # already private: the refusal is the only line
     done = run_quiz(tmp_path, "practice", "--count", "1", input="s\n")
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

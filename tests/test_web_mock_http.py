@@ -4,14 +4,19 @@ key or worked solution in any response before the paper is handed in."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
 import signal
+import stat
 import sys
 import subprocess
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -26,7 +31,7 @@ from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
 from quizforge.web.launch import open_sitting  # noqa: E402
 from quizforge.web.question_html import solution_html  # noqa: E402
-from quizforge.web.server import create_app  # noqa: E402
+from quizforge.web.server import PageKey, create_app  # noqa: E402
 from quizforge.web.sitting import WebSitting  # noqa: E402
 
 START = 1_800_000_000.0
@@ -63,7 +68,21 @@ def sitting_for(history: History, paper=PAPER, minutes: float = 10, clock=None) 
 
 
 def client_for(sitting: WebSitting) -> TestClient:
-    return TestClient(create_app(sitting, TOKEN, PORT), base_url=f"http://127.0.0.1:{PORT}")
+    """A client that has opened the one-time link, as the browser does first: it holds the cookie."""
+    access = PageKey()
+    client = TestClient(create_app(sitting, TOKEN, PORT, access=access), base_url=f"http://127.0.0.1:{PORT}")
+    assert client.get(f"/{TOKEN}/?key={access.key}").status_code == 200
+    return client
+
+
+def exam_opener(line: str):
+    """The link `quiz practice --browser` printed, opened as a browser opens it: (the page's URL,
+    an opener that holds the session cookie)."""
+    link = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/\?key=[A-Za-z0-9_-]+", line).group(0)
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(link, timeout=20) as response:
+        assert "GATE Data Science" in response.read().decode()
+    return link.partition("?")[0], opener
 
 
 class Exam:
@@ -341,7 +360,7 @@ def test_at_zero_the_server_hands_the_paper_in_as_it_stands(exam):
     assert exam.get("/api/clock").json()["status"] == "timed_out"
     view = exam.save_next(right_answer(NAT.id))   # too late: not applied
     assert view["status"] == "timed_out"
-    result = exam.sitting.result
+    result = exam.sitting.finish()   # marked behind the request that found time up
     assert result["status"] == "timed_out" and result["answered"] == 1 and result["seconds"] == 600
     assert "Time ran out" in exam.get("/report").text
     row = next(row for row, m in exam.history.mocks() if m.session_id == exam.sitting.state.session_id)
@@ -399,17 +418,26 @@ def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ct
                             env=quiz_env(home, BROWSER=browser))
     try:
         line = proc.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/", line).group(0)
+        link = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/\?key=[A-Za-z0-9_-]+", line).group(0)
         for _ in range(100):
             if opened.exists() and opened.read_text():
                 break
             time.sleep(0.05)
-        assert opened.read_text() == url
-        with urllib.request.urlopen(url, timeout=10) as response:
-            assert "GATE Data Science" in response.read().decode()
+        # The browser is given a file readable only by the candidate, which sends it on to the link.
+        given = opened.read_text()
+        assert given.startswith("file:///") and "key=" not in given and "127.0.0.1" not in given
+        opener_page = Path(urllib.parse.urlparse(given).path)
+        assert stat.S_IMODE(opener_page.stat().st_mode) == 0o600
+        assert f'content="0;url={html.escape(link)}"' in opener_page.read_text()
+        url, opener = exam_opener(line)
         begin = urllib.request.Request(url + "api/begin", data=b"{}", headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(begin, timeout=10) as response:
+        with opener.open(begin, timeout=10) as response:
             view = json.loads(response.read())
+        # Seen later, the link opens nothing: its key has been used, and no request works without the cookie.
+        for target in (link, url, url + "api/state"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(target, timeout=10)
+            assert refused.value.code == 403 and "link has been used" in refused.value.read().decode()
         assert view["status"] == "running" and view["total"] == 3
         proc.send_signal(stop)
         out = proc.communicate(timeout=20)[0]
@@ -418,6 +446,7 @@ def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ct
             proc.kill()
     assert proc.returncode == status and "Traceback" not in out
     assert f"Mock paused: #{view['number']}" in out and "quiz practice --resume" in out
+    assert not opener_page.exists()
     stats = json.loads(run_quiz_process(home, "stats", "--json").stdout)
     assert [m["number"] for m in stats["mocks"]["paused"]] == [view["number"]]
 
@@ -444,16 +473,16 @@ def test_a_browser_mock_from_the_command_ends_with_the_report_and_stops(tmp_path
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=quiz_env(tmp_path, BROWSER="true"))
     try:
-        url = re.search(r"http://127\.0\.0\.1:\d+/\S+/", proc.stdout.readline()).group(0)
+        url, opener = exam_opener(proc.stdout.readline())
 
         def post(path: str) -> dict:
             request = urllib.request.Request(url + path, data=b"{}", headers={"Content-Type": "application/json"})
-            with urllib.request.urlopen(request, timeout=20) as response:
+            with opener.open(request, timeout=20) as response:
                 return json.loads(response.read())
 
         assert post("api/begin")["status"] == "running"
         assert post("api/submit")["status"] == "submitted"
-        with urllib.request.urlopen(url + "report", timeout=20) as response:
+        with opener.open(url + "report", timeout=20) as response:
             assert "Question by question" in response.read().decode()
         started = time.monotonic()
         out = proc.communicate(timeout=30)[0]
@@ -534,11 +563,13 @@ import quizforge.cli.practice, quizforge.web.launch
 from quizforge.practice.store import History
 from quizforge.web.launch import open_sitting
 from quizforge.web.question_html import question_view
-from quizforge.web.server import create_app
+from quizforge.web.server import PageKey, create_app
 history = History({str(tmp_path / "history.db")!r})
 sitting = open_sitting(history, Console(file=io.StringIO()), questions=20, minutes=None, resume=False)
-client = TestClient(create_app(sitting, "t", 1), base_url="http://127.0.0.1:1")
-assert client.get("/t/").status_code == 200 and client.get("/t/api/state").json()["status"] == "instructions"
+access = PageKey()
+client = TestClient(create_app(sitting, "t", 1, access=access), base_url="http://127.0.0.1:1")
+assert client.get(f"/t/?key={{access.key}}").status_code == 200
+assert client.get("/t/api/state").json()["status"] == "instructions"
 question_view(sitting.engine.question(0))
 print(sorted(name for name in ("torch", "sympy") if name in sys.modules))
 """
@@ -552,12 +583,12 @@ def test_every_button_is_saved_at_once_so_kill_9_loses_nothing(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=quiz_env(tmp_path, BROWSER="true"))
     try:
-        url = re.search(r"http://127\.0\.0\.1:\d+/\S+/", proc.stdout.readline()).group(0)
+        url, opener = exam_opener(proc.stdout.readline())
 
         def post(path: str, data: dict) -> dict:
             request = urllib.request.Request(url + path, data=json.dumps(data).encode(),
                                              headers={"Content-Type": "application/json"})
-            with urllib.request.urlopen(request, timeout=20) as response:
+            with opener.open(request, timeout=20) as response:
                 return json.loads(response.read())
 
         view = post("api/begin", {})

@@ -42,7 +42,7 @@ def test_a_topic_mock_keeps_its_sections_and_the_browser_shows_them_as_tabs(tmp_
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from quizforge.web.server import create_app
+    from quizforge.web.server import PageKey, create_app
     from quizforge.web.sitting import WebSitting
 
     with History(tmp_path / "history.db") as history:
@@ -50,8 +50,9 @@ def test_a_topic_mock_keeps_its_sections_and_the_browser_shows_them_as_tabs(tmp_
         resumed = history.paused_mocks()[-1]   # as --resume reads it back
         assert resumed.sections == "topic"
         sitting = WebSitting(MockEngine(history, resumed, lambda: 1_800_000_000.0))
-        client = TestClient(create_app(sitting, "tok", 8123), base_url="http://127.0.0.1:8123")
-        page = client.get("/tok/").text
+        access = PageKey()
+        client = TestClient(create_app(sitting, "tok", 8123, access=access), base_url="http://127.0.0.1:8123")
+        page = client.get(f"/tok/?key={access.key}").text   # the one-time link sets the session cookie
         assert "<td>Normalization by hand</td><td>1</td>" in page   # the paper-specific instructions
         view = client.post("/tok/api/begin", json={}).json()
         assert [(s["name"], s["questions"]) for s in view["sections"]] == [

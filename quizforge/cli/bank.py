@@ -6,6 +6,7 @@ import click
 
 from quizforge.cli import cli, emit_json
 from quizforge.errors import InputError
+from quizforge.practice.open_papers import refuse_open_mock_question
 
 
 @cli.group()
@@ -53,7 +54,8 @@ def _seed(value: str | None) -> int | None:
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the question as Markdown with LaTeX math.")
 @click.option("--with-answer", is_flag=True, help="Include the answer and the worked solution.")
-def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept (an open mock's questions are refused)  [env: QUIZFORGE_HOME]")
+def ask(selector, seed, as_json, as_markdown, with_answer, data_dir) -> None:
     """Draw one question, from a topic or template or from the whole bank, or show the one a
     question ID names.
 
@@ -69,6 +71,8 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
     with Progress(quiet=as_json or as_markdown) as progress:  # a template may import torch: seconds
         progress.step(f"drawing a question{f' from {selector}' if selector else ''}")
         question = draw(selector, _seed(seed))
+    if with_answer:
+        refuse_open_mock_question(question.id, "its answer is shown", data_dir)
     if as_json:
         from quizforge.bank.export import question_json
 
@@ -94,8 +98,10 @@ def ask(selector, seed, as_json, as_markdown, with_answer) -> None:
 @click.argument("question_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the question, answer and solution as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown with LaTeX math.")
-def explain(question_id, as_json, as_markdown) -> None:
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept (an open mock's questions are refused)  [env: QUIZFORGE_HOME]")
+def explain(question_id, as_json, as_markdown, data_dir) -> None:
     """The worked solution of a question, regenerated from its ID."""
+    refuse_open_mock_question(question_id, "its worked solution is shown", data_dir)
     from quizforge.bank.registry import question as lookup
     from quizforge.render import Progress
 
@@ -127,7 +133,8 @@ def explain(question_id, as_json, as_markdown) -> None:
 @click.argument("question_id")
 @click.argument("answer", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON (also after the answer, or after --).")
-def check(question_id, answer, as_json) -> None:
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept (an open mock's questions are refused)  [env: QUIZFORGE_HOME]")
+def check(question_id, answer, as_json, data_dir) -> None:
     """Grade one answer (GATE marking) and name the mistake behind a wrong one.
 
     \b
@@ -144,6 +151,7 @@ def check(question_id, answer, as_json) -> None:
     as_json = as_json or len(words) < len(answer)
     if not words:
         raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
+    refuse_open_mock_question(question_id, "answers to it are checked", data_dir)
     verdict = grade(lookup(question_id), " ".join(words))
     if as_json:
         emit_json(verdict.to_json())

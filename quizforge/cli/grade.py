@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from quizforge.cli import cli, emit_json, stop_cleanly_on_sigterm
+from quizforge.cli.params import FiniteFloatRange
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
@@ -21,7 +22,7 @@ FORMATS = ("table", "json", "junit")
               help="table, Gradescope results.json fields (json), or JUnit XML (junit).")
 @click.option("--memory-limit", default="2GiB", show_default=True, metavar="SIZE",
               help="Memory for the submission's whole process tree, e.g. 512MiB.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Limit for the whole suite (default: the challenge's).")
 @click.option("--visibility", type=click.Choice(VISIBILITIES), default=None,
               help="Gradescope visibility of the hidden tests in --format json (default: the challenge's, "
@@ -39,7 +40,7 @@ FORMATS = ("table", "json", "junit")
 @click.option("--seed", metavar="N",
               help="Draw the hidden inputs from seed N, to grade exactly as an earlier grading did (its result "
                    "names its seed). Default: a fresh secret seed for each grading. Not with --batch.")
-@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+@click.option("--fail-under", type=FiniteFloatRange(0, 100), metavar="PERCENT",
               help="Exit 3 when the score is below PERCENT of the points (for a CI job of your own).")
 def grade_command(submission: Path | None, challenge_id: str, output_format: str, memory_limit: str,
                   time_limit: float | None, visibility: str | None, unsafe: bool, batch_dir: Path | None,

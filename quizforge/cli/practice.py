@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from quizforge.cli import cli
+from quizforge.cli.params import FiniteFloatRange
 from quizforge.errors import InputError
 
 
@@ -49,7 +50,7 @@ def _resume(text: str | None) -> bool | str:
               help="Predicted recall wanted on exam day  [default: 0.9]")
 @click.option("--mock", type=click.Choice(["gate"]), help="Sit a timed mock paper with GATE marking.")
 @click.option("--questions", type=click.IntRange(1, 65), help="Questions in the mock  [default: 20]")
-@click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
+@click.option("--minutes", type=FiniteFloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
 @click.option("--sections", type=click.Choice(["subject", "topic", "marks"]),
               help="The mock's sections: GATE's subject section, a tab per topic, or by marks (1-mark, 2-mark); "
                    "kept on resume  [default: subject]")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import tempfile
@@ -82,6 +83,19 @@ def _parse(text: Any) -> Any:
 
 def _row(row) -> dict[str, Any]:
     return {k: row[k] for k in row.keys()}
+
+
+def finite(value: Any) -> Any:
+    """`value` with every nan or infinity inside it as None: JSON has no such numbers, and a row
+    written before --minutes refused them ('minutes': NaN in a session's settings) must not
+    make the export unreadable."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def _tries(attempt, recorded: list) -> list[dict[str, Any]]:
@@ -148,7 +162,7 @@ def _json(history, stream: TextIO) -> int:
         "sessions": sessions, "attempts": attempts, "cards": cards, "reviews": reviews, "mocks": mocks,
         "settings": {name: history.setting(name) for name in ("exam", "fsrs_parameters")},
     }
-    json.dump(payload, stream, indent=2, ensure_ascii=False)
+    json.dump(finite(payload), stream, indent=2, ensure_ascii=False, allow_nan=False)
     stream.write("\n")
     return len(attempts)
 

@@ -14,6 +14,7 @@ touches the spaced-repetition schedule.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import sqlite3
@@ -325,10 +326,15 @@ class MockEngine:
     """One sitting of a mock paper, new or resumed. Thread-safe: a Heartbeat (or a web server's
     threads) may call it while the front end waits for the learner."""
 
-    def __init__(self, history: History, state: MockState, clock: Callable[[], float] = time.time):
+    def __init__(self, history: History, state: MockState, clock: Callable[[], float] | None = None):
         self.history = history
         self.state = state
-        self.clock = clock
+        # The wall clock stamps the history; the sitting is timed on a monotonic clock, so that
+        # a step of the wall clock (NTP after a laptop wakes) neither ends nor stretches it. The
+        # time used is saved as a duration, so a resume in another process carries on from it.
+        # A clock of a test's own (not the wall clock) stands for both.
+        self.clock = clock or time.time
+        self.timer = time.monotonic if clock is None or clock is time.time else clock
         self.prefetcher = Prefetcher()
         self.lock = threading.RLock()
         self.ended: str | None = None
@@ -342,26 +348,27 @@ class MockEngine:
         """Start the clock with the question on screen. Get that question (question(current))
         first, so that the time taken to make it is not charged."""
         with self.lock:
-            self._tick = self.clock()
+            self._tick = self.timer()
             self.state.visited.add(self.state.current)
             return [self._shown()]
 
     def time_left(self) -> float:
         """Seconds left now: the one number every front end shows (header, toolbar, palette)."""
         with self.lock:
-            running = 0.0 if self._tick is None or self.ended else max(0.0, self.clock() - self._tick)
+            running = 0.0 if self._tick is None or self.ended else max(0.0, self.timer() - self._tick)
             return max(0.0, self.state.remaining - running)
 
     def deadline(self) -> float:
-        """When time runs out, on the engine's clock."""
+        """When time runs out, on the wall clock a reader waits on. Recomputed at each prompt: after
+        a step of the wall clock the reader wakes early, poll() finds time left, and it reads again."""
         with self.lock:
-            return (self.clock() if self._tick is None else self._tick) + self.state.remaining
+            return self.clock() + self.time_left()
 
     def _account(self) -> None:
         """Charge the time since the last charge to the clock and to the question on screen."""
         if self._tick is None or self.ended:
             return
-        now = self.clock()
+        now = self.timer()
         spent = min(max(0.0, now - self._tick), self.state.remaining)   # never past the time allowed
         self._tick = now
         self.state.elapsed += spent
@@ -383,7 +390,7 @@ class MockEngine:
         with self.lock:
             if self.ended:
                 return [Ended(self.ended, self.time_left())]
-            if self._tick is not None and self.state.remaining - (self.clock() - self._tick) <= 0:
+            if self._tick is not None and self.state.remaining - (self.timer() - self._tick) <= 0:
                 return self._end("timed_out")
             return []
 
@@ -571,6 +578,10 @@ def new_mock(history: History, questions: int | None, minutes: float | None,
     `sections` ("subject", "topic" or "marks") is kept in the session's settings, so a resume shows the same."""
     if sections not in SECTION_KINDS:
         raise InputError(f"sections: {sections!r} is not one of {', '.join(SECTION_KINDS)}")
+    if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+        # nan would pass every comparison and end as NULL in a NOT NULL column, after the session was made
+        raise InputError(f"{minutes!r} minutes: the time must be a finite number of minutes above 0",
+                         param="minutes")
     n = questions or DEFAULT_QUESTIONS
     minutes = minutes or default_minutes(n)
     paper = compose_paper(n)

@@ -100,7 +100,9 @@ class Prefetcher:
             if future is not None:
                 future.cancel()
             return _generate(question_id)
-        return (future or self._submit(_generate, question_id)).result()
+        if future is not None and future.cancel():
+            future = None   # still queued behind the rest of the paper: asked for now, it goes first
+        return (future or self._submit(_generate, question_id, priority=-1)).result()
 
     def close(self) -> None:
         self._closed = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -231,6 +232,14 @@ class History:
                 time.sleep(0.05)
 
     def _connect(self) -> sqlite3.Connection:
+        if not self.path.exists():
+            # Made 600 before SQLite opens it: SQLite gives its WAL and shared-memory files the same mode.
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass   # another session made it just now
+            except OSError as exc:
+                raise HistoryError(f"cannot create history file {self.path}: {exc.strerror or exc}") from None
         if self.path.exists() and self.path.stat().st_size > 0:
             with open(self.path, "rb") as fh:
                 if fh.read(16) != _SQLITE_MAGIC:
@@ -535,6 +544,9 @@ class EmptyHistory:
         return None
 
     def card_reviews(self, key: str) -> list:
+        return []
+
+    def paused_mocks(self) -> list:
         return []
 
     def close(self) -> None:

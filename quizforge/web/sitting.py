@@ -92,7 +92,11 @@ class WebSitting:
         self.started = False
         self.result: dict | None = None
         self.earlier: list[dict] = []
-        self._finish_lock = threading.Lock()
+        self._finish_lock = threading.Lock()    # guards _finishing
+        self._marking = threading.Lock()        # one marking at a time
+        self._finishing = False      # a thread is making the rest of the paper and marking it
+        self.prepared = 0            # questions made so far for the marking (the page shows it)
+        self.report_served = False   # the report page has gone out (the launcher stops after it)
         self._prefetching = False
 
     @property
@@ -119,20 +123,57 @@ class WebSitting:
                 self.started = True
         return self.view()
 
-    def expire_if_due(self) -> bool:
-        """Hand the paper in once the server's clock reaches zero; True when the sitting is over."""
+    def expire_if_due(self, wait: bool = True) -> bool:
+        """Hand the paper in once the server's clock reaches zero; True when the sitting is over.
+        The paper is then marked: here (`wait`), or on a thread of its own while the page shows
+        how far the marking has got."""
         if self.started and not self.ended:
             self.engine.poll()   # ends the sitting once time is up
-        if self.ended in ("submitted", "timed_out"):
-            self.finish()
+        if self.ended in ("submitted", "timed_out") and self.result is None:
+            if wait:
+                self.finish()
+            else:
+                self._finish_behind()
         return self.ended is not None
 
-    def finish(self) -> dict:
-        """Mark the paper once and record it (the engine writes the history)."""
+    def _finish_behind(self) -> None:
         with self._finish_lock:
-            if self.result is None:
-                self.result, self.earlier = self.engine.finish()
-            return self.result
+            if self._finishing or self.result is not None:
+                return
+            self._finishing = True
+        threading.Thread(target=self._finish_quietly, name="quizforge-mark-paper", daemon=True).start()
+
+    def _finish_quietly(self) -> None:
+        try:
+            self.finish()
+        except Exception:   # a failed write: the report page, which waits for finish(), says what it was
+            pass
+
+    def finish(self) -> dict:
+        """Make the questions not yet made, then mark the paper once and record it (the engine
+        writes the history). Outside the engine's lock, so that the page's clock polls are
+        answered (with the progress) while a torch-heavy question is made."""
+        with self._finish_lock:
+            self._finishing = True
+        try:
+            with self._marking:
+                if self.result is None:
+                    for i in range(len(self.state.paper)):
+                        self.engine.question(i)
+                        self.prepared = i + 1
+                    self.result, self.earlier = self.engine.finish()
+                return self.result
+        finally:
+            with self._finish_lock:
+                self._finishing = False
+
+    @property
+    def report_ready(self) -> bool:
+        return self.result is not None
+
+    def marking(self) -> dict:
+        """How far the marking of a handed-in paper has got: questions made of all."""
+        return {"ready": self.prepared, "total": len(self.state.paper)}
 
     def _prefetch(self) -> None:
         """The rest of the paper, made after the first question has gone out (torch loads then)."""
@@ -161,7 +202,7 @@ class WebSitting:
     def _act(self, action) -> list:
         events = self.engine.act(action)
         if any(isinstance(e, Ended) for e in events):
-            self.expire_if_due()
+            self.expire_if_due(wait=False)   # marked behind; the page shows its progress
         return events
 
     def _respond(self, answer: str | None) -> str | None:
@@ -189,7 +230,7 @@ class WebSitting:
                 answer = self._checked_answer(answer)
             except UnfilledMatrix as exc:
                 return self.view(error=str(exc))
-            if self.expire_if_due():
+            if self.expire_if_due(wait=False):
                 return self.view()
             error = self._respond(answer)
             if error:
@@ -209,7 +250,7 @@ class WebSitting:
     def clear(self) -> dict:
         self._running()
         with self.engine.lock:
-            if not self.expire_if_due():
+            if not self.expire_if_due(wait=False):
                 self._act(Clear())
             return self.view()
 
@@ -219,20 +260,21 @@ class WebSitting:
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.state.paper):
             raise BadRequest(f"number: a question from 1 to {len(self.state.paper)}")
         with self.engine.lock:
-            if not self.expire_if_due():
+            if not self.expire_if_due(wait=False):
                 self._act(Goto(number))
             return self.view()
 
     def submit(self) -> dict:
-        """Hand the paper in (the page has shown the summary and asked for confirmation)."""
+        """Hand the paper in (the page has shown the summary and asked for confirmation), and mark
+        it. The page polls the clock meanwhile, which answers with the marking's progress."""
         self._running()
         with self.engine.lock:
-            if not self.expire_if_due():
-                events = self._act(Submit())
+            if not self.expire_if_due(wait=False):
+                events = self.engine.act(Submit())
                 if any(isinstance(e, SubmitAsked) for e in events):
-                    self._act(Confirm())
-            self.expire_if_due()
-            return self.view()
+                    self.engine.act(Confirm())
+        self.expire_if_due()
+        return self.view()
 
     # --- what the page sees -----------------------------------------------------------
 
@@ -258,6 +300,9 @@ class WebSitting:
                          "total": len(s.paper), "number": s.number}
             if error:
                 out["error"] = error
+            if status in ("submitted", "timed_out"):
+                out["report_ready"] = self.report_ready
+                out["marking"] = self.marking()
             if status != "running":
                 return out
             i = s.current

@@ -16,6 +16,11 @@
   let busy = false;
   const phone = window.matchMedia("(max-width: 760px)");   // gate.css's phone layout
 
+  // The one-time link has done its work (the cookie is set): keep it out of the address bar.
+  if (location.search) history.replaceState(null, "", base + "/");
+
+  let lost = false;
+  let leaving = false;   // the page is going (to the report, or closed): its cut requests mean nothing
   async function call(path, data) {
     const init = data === undefined ? {} :
       {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(data)};
@@ -23,8 +28,33 @@
       const response = await fetch(base + path, init);
       return await response.json().catch(() => ({error: `the server answered ${response.status}`}));
     } catch (err) {
+      if (!leaving) serverLost();   // a request cut short by leaving the page says nothing of the server
       return {error: "the exam server cannot be reached: is quiz practice still running?"};
     }
+  }
+
+  // The server stopped (Ctrl-C pauses the mock; a closed terminal too): say so at once, and how to go on.
+  function serverLost() {
+    if (lost) return;
+    lost = true;
+    deadline = null;
+    const number = document.body.dataset.number;
+    dialog("The exam server has stopped", "<p>Your answers up to your last click are saved, and the mock is " +
+      "paused with the time left. Continue it with:</p>" +
+      `<p><code>quiz practice --resume ${number} --browser</code></p>` +
+      "<p>(or without <code>--browser</code>, in the terminal). This page no longer works.</p>", [], true);
+  }
+
+  // The paper is in: the report once it is marked; until then, how far the marking has got.
+  function paperIn(state) {
+    if (state.report_ready) return toReport();
+    const m = state.marking || {ready: 0, total: 0};
+    const heading = state.status === "timed_out" ? "Time is up: marking your paper" : "Marking your paper";
+    dialog(heading, `<p>The rest of the paper is being made and marked: <strong id="marking-progress">` +
+      `${m.ready} of ${m.total}</strong> questions ready.</p><progress id="marking-bar" max="${m.total}" ` +
+      `value="${m.ready}"></progress><p>The report opens by itself.</p>`, [], true);
+    deadline = null;
+    setTimeout(askClock, 250);
   }
 
   function typeset(element) {
@@ -41,25 +71,33 @@
     return `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
   }
   function syncClock(secondsLeft) { deadline = performance.now() + secondsLeft * 1000; }
+  let asking = false;
   async function askClock() {
-    const clock = await call("/api/clock");
-    if (clock.status === "submitted" || clock.status === "timed_out") return toReport();
-    if (typeof clock.seconds_left === "number" && clock.status === "running") syncClock(clock.seconds_left);
+    if (asking || lost || leaving) return;
+    asking = true;
+    try {
+      const clock = await call("/api/clock");
+      if (clock.status === "submitted" || clock.status === "timed_out") return paperIn(clock);
+      if (typeof clock.seconds_left === "number" && clock.status === "running") syncClock(clock.seconds_left);
+    } finally { asking = false; }
   }
-  let ticks = 0;
+  // Every second: the countdown redrawn, and the server asked (at zero it hands the paper in; its
+  // answer also tells it that the page is still open, and the page learns at once if it has stopped).
   setInterval(() => {
-    if (deadline === null) return;
-    const left = (deadline - performance.now()) / 1000;
-    $("time-left").textContent = clockText(left);
-    ticks += 1;
-    if (left <= 0 || ticks % 10 === 0) askClock();   // at zero the server hands the paper in
+    if (deadline !== null) $("time-left").textContent = clockText((deadline - performance.now()) / 1000);
+    askClock();
   }, 1000);
 
-  function toReport() { location.href = base + "/report"; }
+  addEventListener("pagehide", () => { leaving = true; });
+  addEventListener("pageshow", (e) => { if (e.persisted) leaving = false; });   // back from the cache
+  function toReport() {
+    leaving = true;
+    location.href = base + "/report";
+  }
 
   // --- drawing the view -------------------------------------------------------------------
   function apply(next) {
-    if (next.status === "submitted" || next.status === "timed_out") return toReport();
+    if (next.status === "submitted" || next.status === "timed_out") return paperIn(next);
     if (!next.status) return showError(next.error || "the server sent nothing usable");
     const previous = view;
     view = next;
@@ -270,10 +308,13 @@
   });
 
   // --- dialogs: question paper, instructions, submit ----------------------------------------
-  function dialog(title, bodyHtml, buttons) {
+  function dialog(title, bodyHtml, buttons, blocking = false) {
+    if (lost && !blocking) return;   // the page has stopped working: nothing opens over that
+    $("dialog-close").hidden = blocking;
     $("dialog-title").textContent = title;
     $("dialog-body").innerHTML = bodyHtml;
     $("dialog-buttons").innerHTML = "";
+    $("dialog-buttons").hidden = buttons.length === 0;
     for (const [label, id, handler] of buttons) {
       const b = document.createElement("button");
       b.type = "button";
@@ -327,7 +368,12 @@
   });
   function confirmSubmit() {
     dialog("Submit the paper?", "<p>Are you sure you want to submit? You cannot change any answer afterwards.</p>",
-      [["No", "confirm-no", closeDialog], ["Yes", "confirm-yes", () => send("/api/submit", {})]]);
+      [["No", "confirm-no", closeDialog], ["Yes", "confirm-yes", submitPaper]]);
+  }
+  function submitPaper() {
+    // At once: the marking may wait for questions still being made; the clock polls show its progress.
+    dialog("Submitting your paper", "<p>Handing the paper in…</p>", [], true);
+    send("/api/submit", {});
   }
 
   // --- instructions, declaration, begin ---------------------------------------------------------
