@@ -180,7 +180,9 @@ def test_a_blank_is_not_answered_and_a_double_sign_is_refused(run_quiz, made, tm
     assert float(book["21CS002"][f"Q{nat[0]}"]) == papers["21CS002"][nat[0] - 1].marks
     assert float(book["21CS002"][f"Q{nat[1]}"]) == 0
     feedback = (out / "feedback" / "21CS002.md").read_text(encoding="utf-8")
-    assert f"**Q{nat[1]}** (`{papers['21CS002'][nat[1] - 1].id}`): not answered" in feedback
+    received = "--" + _right(papers["21CS002"][nat[1] - 1])
+    assert (f"**Q{nat[1]}** (`{papers['21CS002'][nat[1] - 1].id}`): received {received!r}, not graded: "
+            in feedback and "two signs in a row" in feedback.split(f"**Q{nat[1]}**")[1].split("\n")[0])
     assert stdout.startswith("1 answer of 3 students graded, 1 rejected")
 
 
@@ -285,7 +287,7 @@ answer = "{wrong}"
 @pytest.mark.parametrize("text, message", [
     ('[[overrides]]\nquestion = 1\naction = "drop"\nwhy = "x"\n', "override 1: unknown field 'why'"),
     ('[[overrides]]\nquestion = 99\naction = "drop"\n', "override 1: question must be a question number from 1 to 7"),
-    ('[[overrides]]\nquestion = 1\naction = "bonus"\n', "action must be one of accept, drop, award, not 'bonus'"),
+    ('[[overrides]]\nquestion = 1\naction = "bonus"\n', "action must be one of accept, drop, award, grade, not 'bonus'"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\nanswer = "0.5"\n', "name the student it is for"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\n', "'accept' needs either answer (with student) or mistake"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\nmistake = "typo"\n', "question 1 names no mistake 'typo'"),

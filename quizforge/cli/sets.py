@@ -97,3 +97,4 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, "
                f"{done['rejected']} rejected "
                f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")
+    click.echo(f"Read {done['read_as']}")
