@@ -122,7 +122,8 @@ def _grade(run_quiz, made, tmp_path, rows, *extra, raw: bytes | None = None):
         raw = buffer.getvalue().encode("utf-8")
     path.write_bytes(raw)
     out = tmp_path / "graded"
-    code, stdout, err = run_quiz("set", "grade", str(made), str(path), "-o", str(out), *extra)
+    # return sheets (PDF) are read back in test_problemset_pdfs.py
+    code, stdout, err = run_quiz("set", "grade", str(made), str(path), "-o", str(out), "--no-pdf", *extra)
     return code, stdout, err, out
 
 

@@ -63,7 +63,7 @@ def _grade(run_quiz, folder: Path, tmp_path: Path, lines: list[str], *extra: str
     path = tmp_path / "responses.csv"
     path.write_bytes("\r\n".join(lines).encode("cp1252"))
     out = tmp_path / "graded"
-    code, stdout, err = run_quiz("set", "grade", str(folder), str(path), "-o", str(out), *extra)
+    code, stdout, err = run_quiz("set", "grade", str(folder), str(path), "-o", str(out), "--no-pdf", *extra)
     return code, stdout, err, out
 
 

@@ -16,6 +16,8 @@ Instructor overrides (`overrides.py`) are applied on every run, so a regrade is 
     OUT/item_stats.json/.md facility (per question and per variant), discrimination (upper vs
                             lower 27%), options chosen (by what the option says), mistakes, overrides
     OUT/rejects.csv         what was not graded, and why
+    OUT/returns/<id>.pdf    each student's return sheet: their answers and marks above each
+                            question's key, accepted range, worked solution and option reasons
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.grading.gradebook import csv_cell, write_atomically
@@ -162,7 +165,10 @@ def grade_written(question, text: str):
     return grade(question, text)
 
 
-def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None) -> dict:
+def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
+                    return_sheets: bool = True, progress: Callable[[int], None] | None = None) -> dict:
+    """Grade RESPONSES against the set in FOLDER into OUT (see the module's list); with
+    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS told the students typeset so far."""
     from quizforge.answers import AnswerError
     from quizforge.bank.registry import question as regenerate
     from quizforge.problemsets.overrides import apply_overrides, load_overrides
@@ -214,35 +220,50 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
     as_given = {sid: dict(v) for sid, v in verdicts.items()}
     applied = apply_overrides(overrides, papers, verdicts, raw)
     n_questions = max(len(s["questions"]) for s in students.values())
-    totals = {}
-    lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
-    out.mkdir(parents=True, exist_ok=True)
+    totals, most = {}, {}
     for sid, qs in papers.items():
         dropped = applied.dropped.get(sid, set())
-        marks = [verdicts[sid][n].marks if n in verdicts[sid] else 0.0 for n in range(1, len(qs) + 1)]
-        totals[sid] = sum(marks)
-        most = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
-        lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), most, *(round(m, 4) for m in marks)]))
-        write_atomically(out / "feedback" / f"{sid}.md",
-                         _feedback(record["title"], sid, qs, verdicts[sid], dropped, applied.notes.get(sid, {}),
-                                   unread.get(sid, {})))
-    write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
-    given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
-    stats = item_statistics(students, as_given, given_totals, cache)
-    for item in stats:
-        item["overrides"] = applied.by_question.get(item["question"], [])
-    write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(out / "item_stats.md", _stats_markdown(stats))
-    reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
-    write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
+        totals[sid] = sum(v.marks for v in verdicts[sid].values())
+        most[sid] = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
+
+    def write_reports() -> None:
+        lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
+        out.mkdir(parents=True, exist_ok=True)
+        for sid, qs in papers.items():
+            marks = [verdicts[sid][n].marks if n in verdicts[sid] else 0.0 for n in range(1, len(qs) + 1)]
+            lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), most[sid],
+                                                        *(round(m, 4) for m in marks)]))
+            write_atomically(out / "feedback" / f"{sid}.md",
+                             _feedback(record["title"], sid, qs, verdicts[sid], applied.dropped.get(sid, set()),
+                                       applied.notes.get(sid, {}), unread.get(sid, {})))
+        write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
+        given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
+        stats = item_statistics(students, as_given, given_totals, cache)
+        for item in stats:
+            item["overrides"] = applied.by_question.get(item["question"], [])
+        write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+        write_atomically(out / "item_stats.md", _stats_markdown(stats))
+        reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
+        write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
+
+    if return_sheets:
+        from quizforge.problemsets.sheets import printed_set, returned_answers, typeset_class
+
+        spec, slots, printed = printed_set(folder, cache)
+        returned = {}
+        for sid, qs in papers.items():
+            returned[sid] = returned_answers(qs, verdicts[sid], unread.get(sid, {}), applied.dropped.get(sid, set()),
+                                             applied.notes.get(sid, {}))
+            returned[sid]["total"] = f"{marks_text(totals[sid])} of {marks_text(most[sid])}"
+        typeset_class(spec, slots, printed, "return", out / "returns", returned, progress, write_reports)
+    else:
+        write_reports()
     read_as = table.described(responses.name)
     if comma_read:
         read_as += f" ({', '.join(comma_read)})"
     return {"students": len(students), "graded": sum(len(v) for v in raw.values()), "rejected": len(rejects),
             "overrides": len(overrides), "out": str(out), "read_as": read_as,
-            "graded_set": {"title": record["title"], "papers": papers, "verdicts": verdicts, "unread": unread,
-                           "dropped": applied.dropped, "notes": applied.notes, "names": {
-                               sid: s.get("name", "") for sid, s in students.items()}}}
+            "return_sheets": len(papers) if return_sheets else 0}
 
 
 def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: set, notes: dict,
@@ -263,11 +284,11 @@ def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: se
         else:
             received = f" (received {unread[n][0]!r}, not graded: {unread[n][1]})" if n in unread else ""
             lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {marks_text(v.marks, signed=True)} · "
-                         f"{v.feedback}{_mistake_sentence(v)}{received}{note}")
+                         f"{v.feedback}{mistake_sentence(v)}{received}{note}")
     return "\n".join(lines) + "\n"
 
 
-def _mistake_sentence(verdict) -> str:
+def mistake_sentence(verdict) -> str:
     """The mistake a wrong answer matches, in words, where its feedback has not said it already."""
     m = verdict.misconception
     if m is None or m.feedback in verdict.feedback:
