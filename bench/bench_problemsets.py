@@ -156,7 +156,8 @@ def _responses(folder: Path) -> str:
             if q.kind == "NAT":
                 answer = format_number(q.answer * (2 if wrong else 1), q.decimals).replace(",", "")
             else:
-                answer = next(l for i, l in enumerate("abcd") if i not in q.correct) if wrong else q.correct_letters
+                letters = "abcdefgh"[:len(q.options)]
+                answer = next((x for i, x in enumerate(letters) if i not in q.correct), "a") if wrong else q.correct_letters
             lines.append(f'{student["id"]},{n},"{answer}"')
     return "\n".join(lines) + "\n"
 

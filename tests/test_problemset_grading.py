@@ -344,13 +344,19 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
     section = readme[readme.index("## Problem sets for a class"):]
     block = section[section.index("```bash") + len("```bash"):section.index("```", section.index("```bash") + 7)]
     commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("quiz set")]
-    assert [c[:3] for c in commands] == [["quiz", "set", "make"], ["quiz", "set", "grade"]]
+    assert [c[:3] for c in commands] == [["quiz", "set", "make"], ["quiz", "set", "grade"], ["quiz", "set", "keys"]]
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
+    said = []
     for command in commands:
         code, out, err = run_quiz(*command[1:])
         assert code == 0, (command, err)
-    assert out.startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
+        said.append(out)
+    assert said[1].startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
+    assert said[2] == "2 answer keys as PDF in quiz1/keys\n"
+    assert sorted(p.name for p in (tmp_path / "quiz1" / "keys").glob("*.pdf")) == ["21CS001.pdf", "21CS003.pdf"]
+    assert sorted(p.name for p in (tmp_path / "quiz1" / "graded" / "returns").iterdir()) == [
+        "21CS001.pdf", "21CS002.pdf", "21CS003.pdf"]
     book = _book(tmp_path / "quiz1" / "graded")
     assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
@@ -375,13 +381,18 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows, "--overrides",
                                     str(REPO / "examples" / "overrides.toml"))
     assert code == 0, err
-    assert "2 overrides applied" in stdout
+    assert "3 overrides applied" in stdout
     book = _book(out)
+    assert float(book["21CS003"]["Q6"]) == 2   # rejected as received, graded as the override reads it
     assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 9, "21CS002": 9, "21CS003": 9}
     assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
     assert "- Q4: also accepted: '1811939328' for 21CS002" in report
+    assert "- Q6: graded '57671680' for 21CS003 (the paper says 57,671,680; the spreadsheet cut it to 57.67M): " \
+           "1 student changed" in report
+    feedback = (out / "feedback" / "21CS003.md").read_text(encoding="utf-8")
+    assert "received '57.67M', not graded: '57.67M' gives only 4 significant figures" in feedback
 
 
 @pytest.mark.parametrize("end", ["low", "high"])

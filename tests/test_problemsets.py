@@ -276,3 +276,14 @@ def test_the_progress_counts_every_step(tmp_path):
         counts = [(done, total) for s, done, total in told if s == step]
         assert all(total is not None and 0 <= done <= total for done, total in counts), step
         assert counts[-1][0] == counts[-1][1] and len({done for done, _ in counts}) > 1, step
+
+
+def test_set_keys_counts_the_students_typeset_and_refuses_an_unknown_one(made, tmp_path, run_quiz):
+    from quizforge.problemsets.sheets import write_keys
+
+    told = []
+    done = write_keys(made, ["21cs002", "21CS003"], tmp_path / "k", progress=lambda n, total: told.append((n, total)))
+    assert done == {"keys": 2, "out": str(tmp_path / "k")} and told[0] == (0, 2) and told[-1] == (2, 2)
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["21CS002.pdf", "21CS003.pdf"]
+    code, _, err = run_quiz("set", "keys", str(made), "21CS009")
+    assert code == 2 and err == "error: no student '21CS009' in this set (3 students, from 21CS001 to 21CS003)\n"

@@ -101,7 +101,7 @@ def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path |
     with _step_bar() as bar:
         if bar is not None:
             bar(f"grading {responses.name}", 0, None)
-        typeset = (lambda done: bar("typesetting the return sheets", done, None)) if bar is not None else None
+        typeset = (lambda done, total: bar("typesetting the return sheets", done, total)) if bar is not None else None
         done = grade_responses(folder, responses, out or folder / "graded", overrides,
                                return_sheets=not no_pdf, progress=typeset)
     applied = f", {_plural(done['overrides'], 'override')} applied" if overrides is not None else ""
@@ -123,6 +123,6 @@ def set_keys(folder: Path, ids: tuple[str, ...], out: Path | None) -> None:
     from quizforge.problemsets.sheets import write_keys
 
     with _step_bar() as bar:
-        typeset = (lambda done: bar("typesetting the keys", done, None)) if bar is not None else None
+        typeset = (lambda done, total: bar("typesetting the keys", done, total)) if bar is not None else None
         done = write_keys(folder, list(ids), out, typeset)
     click.echo(f"{_plural(done['keys'], 'answer key')} as PDF in {done['out']}")

@@ -4,10 +4,13 @@ The responses file has the columns student, question and answer (the question's 
 the paper; the answer in the bank's syntax: a, a,c, 0.70, 8 GiB, …). It is read as
 spreadsheets write it: the delimiter (`,` `;` or tab) is taken from the header line, the
 encoding from its bytes (UTF-8 with or without a BOM, UTF-16 with a BOM, else cp1252), any
-line ending. Roll numbers match the set's whatever their case and surrounding spaces. A
-blank answer is "not answered". Every other row either counts or lands in rejects.csv with
-its reason: an unknown student or question, a second answer to the same question, an answer
-that cannot be read (such as `--3`).
+line ending; in a `;` file the comma is the decimal separator (0,881 is 0.881), as where a
+spreadsheet writes one, and how the file was read is said back. Roll numbers match the set's
+whatever their case and surrounding spaces. A blank answer is "not answered". A matrix that
+can be read but has the wrong shape is a wrong answer (named as the key transposed where it
+is). Every other row either counts or lands in rejects.csv with its reason: an unknown
+student or question, a second answer to the same question, an answer that cannot be read
+(such as `--3`), which the student's feedback also shows as received.
 
 Instructor overrides (`overrides.py`) are applied on every run, so a regrade is running it again.
 
@@ -166,9 +169,9 @@ def grade_written(question, text: str):
 
 
 def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
-                    return_sheets: bool = True, progress: Callable[[int], None] | None = None) -> dict:
+                    return_sheets: bool = True, progress: Callable[[int, int], None] | None = None) -> dict:
     """Grade RESPONSES against the set in FOLDER into OUT (see the module's list); with
-    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS told the students typeset so far."""
+    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS(done, total) told the students typeset."""
     from quizforge.answers import AnswerError
     from quizforge.bank.registry import question as regenerate
     from quizforge.problemsets.overrides import apply_overrides, load_overrides

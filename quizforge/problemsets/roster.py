@@ -35,7 +35,10 @@ def load_roster(path: Path) -> list[Student]:
     if "id" not in fields or "name" not in fields:
         raise InputError(f"{path.name}: the first row must name the columns id and name (email is optional)")
     column = {name: fields.index(name) for name in ("id", "name", "email") if name in fields}
-    cell = lambda cells, name: cells[column[name]].strip() if name in column and column[name] < len(cells) else ""  # noqa: E731
+
+    def cell(cells: list[str], name: str) -> str:
+        return cells[column[name]].strip() if name in column and column[name] < len(cells) else ""
+
     students, seen = [], {}
     for n, cells in table.rows:
         sid = check_id(cell(cells, "id"), f"{path.name} line {n}")

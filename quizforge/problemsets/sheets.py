@@ -31,8 +31,8 @@ def printed_set(folder: Path, cache: dict | None = None):
     except FileNotFoundError:
         raise InputError(f"{folder}: no set.json here; point at a folder made by `quiz set make`") from None
     except KeyError as exc:
-        raise InputError(f"{folder}/set.json has no {exc.args[0]!r}: run `quiz set make` again to typeset from "
-                         "it") from None
+        raise InputError(f"{folder}/set.json has no {exc.args[0]!r} (an older quizforge made it): make the set "
+                         "again to typeset from it, or grade with --no-pdf") from None
     except (OSError, ValueError, TypeError):
         raise InputError(f"{folder}/set.json is not one `quiz set make` wrote") from None
     papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q)) for q in ids))
@@ -54,9 +54,10 @@ def chosen(papers: list, ids: list[str]) -> list:
 
 
 def typeset_class(spec, slots, papers: list, kind: str, out: Path, returned: dict | None = None,
-                  progress: Callable[[int], None] | None = None, before_waiting: Callable[[], None] | None = None):
+                  progress: Callable[[int, int], None] | None = None,
+                  before_waiting: Callable[[], None] | None = None):
     """OUT/<id>.pdf for each paper, as KIND ("key" or "return") in the typst helpers;
-    BEFORE_WAITING runs here while they work."""
+    BEFORE_WAITING runs here while they work; PROGRESS(done, total) counts the students typeset."""
     from quizforge.problemsets import typeset
 
     out.mkdir(parents=True, exist_ok=True)
@@ -70,11 +71,13 @@ def typeset_class(spec, slots, papers: list, kind: str, out: Path, returned: dic
     except BaseException:
         typesetting.close()
         raise
-    typesetting.wait(progress)
+    if progress is not None:
+        progress(0, len(papers))
+    typesetting.wait(None if progress is None else lambda done: progress(done, len(papers)))
 
 
 def write_keys(folder: Path, ids: list[str], out: Path | None = None,
-               progress: Callable[[int], None] | None = None) -> dict:
+               progress: Callable[[int, int], None] | None = None) -> dict:
     """The answer keys of IDS (everyone when none) as PDF: OUT (default FOLDER/keys)/<id>.pdf."""
     spec, slots, papers = printed_set(folder)
     wanted = chosen(papers, ids)
