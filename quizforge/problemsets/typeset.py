@@ -336,9 +336,6 @@ PREAMBLE = (
     '#let bubble-msq = box(baseline: 1.5pt, rect(width: 9pt, height: 9pt, stroke: 0.6pt))\n'
     '#let bubble-msq-filled = box(baseline: 1.5pt, rect(width: 9pt, height: 9pt, stroke: 0.6pt, fill: black))\n'
     '#let answer-box = [*Answer:* #box(baseline: 4pt, rect(width: 6cm, height: 16pt, stroke: 0.6pt))]\n'
-    # a key's entry kept on one page, unless it is longer than a page (then it has to break)
-    '#let keep(body) = layout(size => { let h = measure(block(width: size.width, body)).height\n'
-    '  block(breakable: h > size.height, width: 100%, body) })\n'
 )
 
 
@@ -412,25 +409,30 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
         return shown
     accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
     answer = key_matrix(question) if question.is_matrix else md(question.answer_md)
-    key = [heading, shown] if heading else [shown]   # a section's heading kept with its first entry
+    # The entry is kept on one page as a chain of sticky blocks, each moving to the next page
+    # with the one after it; typst breaks a chain only where it is longer than a page. (Measuring
+    # the entry to decide would lay it out twice: twice the time.)
+    head = [heading, shown] if heading else [shown]   # a section's heading kept with its first entry
     if returned is not None:
         written = _escape(returned.answer) if returned.answer else "_not answered_"
-        key.append(f"#block(fill: luma(235), inset: 6pt, radius: 2pt, width: 100%)[*Your answer:* {written} "
-                   f"#h(1fr) *Marks:* {_escape(returned.marks)} \\\n{_escape(returned.feedback)}]")
-    key += [f"*Answer:* {answer}{accepted}", "", "*Solution.*", ""]
+        head.append(f"#block(fill: luma(235), inset: 6pt, radius: 2pt, width: 100%)[*Your answer:* {written} "
+                    f"#h(1fr) *Marks:* {_escape(returned.marks)} \\\n{_escape(returned.feedback)}]")
+    head += [f"*Answer:* {answer}{accepted}", "", "*Solution.*"]
+    blocks = [("", "\n".join(head))]
     for n, step in enumerate(question.solution, 1):
         # numbered by hand in the step's indent: a typst list (or a hanging-indent rule) costs
         # typst several times as much to lay out, and a block would break a list anyway
         body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
             body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
-        key.append(f"#block(breakable: false, width: 100%, inset: (left: {STEP_INDENT}))[\n{body}\n]")
+        blocks.append((f", inset: (left: {STEP_INDENT})", body))
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
-        key += ["", "*Why each option is right or wrong.*", ""]
-        key += [_marked_line("[•]", LETTERS[i], f"{'✓' if option.correct else '✗'} {md(option.why)}")
-                for i, option in reasons]
-    return "#keep[\n" + "\n".join(key) + "\n]"
+        blocks.append(("", "\n".join(["*Why each option is right or wrong.*", ""] + [
+            _marked_line("[•]", LETTERS[i], f"{'✓' if option.correct else '✗'} {md(option.why)}")
+            for i, option in reasons])))
+    return "\n".join(f"#block(breakable: false, sticky: {'true' if k < len(blocks) - 1 else 'false'}, "
+                     f"width: 100%{extra})[\n{body}\n]" for k, (extra, body) in enumerate(blocks))
 
 
 WHAT = {"paper": "", "key": " — answer key", "return": " — return sheet"}
