@@ -6,7 +6,9 @@ matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention 
 heatmap. A page is laid out as a printed exam is: each question in one block that is never
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
-equalities set a step per line and any formula wider than the text scaled to fit. Names in
+equalities set a step per line and any formula wider than the text scaled to fit. A paper is
+padded to an even number of pages for double-sided printing; a key's or return sheet's entry
+stays on one page unless it is longer than one; sections follow on without a page break. Names in
 Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should a
 formula ever not translate, the document is set again with its math as plain text rather
 than not at all.
