@@ -100,6 +100,6 @@ def returned_answers(questions: list, verdicts: dict, unread: dict, dropped: set
         elif v is None:
             said[n] = Returned(unread[n][0] if n in unread else "", "0", (received or "Not answered.") + note)
         else:
-            said[n] = Returned(v.given, marks_text(v.marks, signed=True),
+            said[n] = Returned(v.given, marks_text(v.marks, signed=round(v.marks, 2) != 0),
                                " ".join(filter(None, [v.feedback + mistake_sentence(v), received])) + note)
     return said
