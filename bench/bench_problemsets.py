@@ -1,18 +1,20 @@
-"""Problem-set speed: a set for 300 students x 20 questions, with every export.
+"""Problem-set speed: a set for 300 students x 20 questions made with every output, then
+graded with a return sheet per student.
 
     python bench/bench_problemsets.py [--students 300]
 
-Times the whole `make_set` first, in this fresh process (typst's caches cold, as for a user),
-then each step on its own (the same functions; typst's caches now warm, so its figure is
-lower than in the first run). Each figure is wall seconds beside CPU seconds (this process
-and its typst helpers together). The whole run's CPU is then split between this process
-(drawing the questions, Markdown, keys, LMS exports) and the typst helpers (laying out,
-cutting and joining the PDFs), with the pages typst laid out per CPU second: on 2 cores the
-wall time can be no lower than half the CPU seconds, which says where the time goes.
+Times, in this fresh process (typst's caches cold, as for a user):
+  1. `make_set`: papers (Markdown and PDF), all_papers.pdf, the Markdown keys, keys.csv/json,
+     the four LMS exports and answer_book.pdf;
+  2. `grade_responses` of a responses file answering every question (a fifth of them wrong),
+     with the return sheets (one PDF per student);
+then the pieces of 1 on their own (typst's caches now warm). Each figure is wall seconds beside
+CPU seconds (this process and its typst helpers together); the CPU of each run is split between
+this process and the typst helpers, with the pages typst laid out per CPU second.
 
-These machines' speed drifts 2-3x from hour to hour, so the target is a ratio: the whole
-set in at most 8 times the wall time of `python -c "import torch"`, timed in the same run;
-the machine's load average is printed beside it.
+These machines' speed drifts 2-3x from hour to hour, so the targets are ratios to the wall
+time of `python -c "import torch"`, timed in the same run (before and after, the mean): the
+set within 8 imports, grading with return sheets within 12. The load average is printed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGET = 8   # the whole set in at most this many torch imports of wall time
+TARGET = 8          # the whole set in at most this many torch imports of wall time
+GRADE_TARGET = 12   # grading with return sheets, likewise
 
 SPEC = """
 title = "Bench set"
@@ -56,71 +59,107 @@ def main() -> None:
 
     from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
     from quizforge.problemsets.make import make_set
+    from quizforge.problemsets.responses import grade_responses
     from quizforge.problemsets.roster import numbered_variants
     from quizforge.problemsets.spec import load_spec
-    from quizforge.problemsets.variants import paper, plan
+    from quizforge.problemsets.variants import Assigner, plan
 
+    torch_before = _torch_import_seconds()
     with tempfile.TemporaryDirectory(prefix="quizforge-bench-set-") as tmp:
         spec_path = Path(tmp) / "spec.toml"
         spec_path.write_text(SPEC)
-        timings = {}
+        timings, split = {}, {}
 
         def timed(label, fn):
             start, cpu = time.perf_counter(), _cpu_seconds()
+            own, helpers = _own_seconds(), _helper_seconds()
             value = fn()
             timings[label] = (time.perf_counter() - start, _cpu_seconds() - cpu)
+            split[label] = (_own_seconds() - own, _helper_seconds() - helpers)
             return value
 
-        own_before, helpers_before = _own_seconds(), _helper_seconds()
-        total = timed("make_set, everything written (cold)", lambda: make_set(spec_path, Path(tmp) / "out",
-                                                                              variants=args.students))
-        own, helpers = _own_seconds() - own_before, _helper_seconds() - helpers_before
-        typeset_pages = {name: _pages(Path(tmp) / "out" / name) for name in ("all_papers.pdf", "all_keys.pdf")}
+        out = Path(tmp) / "out"
+        made = "make_set, everything written (cold)"
+        graded = "grade_responses with return sheets"
+        total = timed(made, lambda: make_set(spec_path, out, variants=args.students))
+        responses = Path(tmp) / "responses.csv"
+        responses.write_text(_responses(out), "utf-8")
+        timed(graded, lambda: grade_responses(out, responses, Path(tmp) / "graded"))
+        pages = {name: _pages(path) for name, path in (("paper", out / "all_papers.pdf"),
+                                                        ("answer book", out / "answer_book.pdf"))}
+        pages["return sheet"] = sum(_pages(p) for p in (Path(tmp) / "graded" / "returns").glob("*.pdf"))
+
         spec = load_spec(spec_path)
         slots = plan(spec)
         students = numbered_variants(args.students)
-        made = timed("variants (questions generated)", lambda: [paper(spec, slots, s) for s in students])
+        assigner = Assigner(spec, slots)
+        drawn = timed("variants (questions generated)", lambda: [assigner.paper(s) for s in students])
         timed("Markdown papers and keys", lambda: [(papers.paper_markdown(spec, slots, p),
-                                                    papers.key_markdown(spec, slots, p)) for p in made])
+                                                    papers.key_markdown(spec, slots, p)) for p in drawn])
         pdfs = Path(tmp) / "pdfs"
         (pdfs / "papers").mkdir(parents=True)
-        (pdfs / "keys").mkdir()
 
-        def typeset_pdfs():
-            typesetting = typeset.Typesetting(spec, slots, pdfs)
-            for share in typeset.Typesetting.shares(made):
-                typesetting.add(share)
+        def typeset_papers():
+            typesetting = typeset.Typesetting(pdfs)
+            source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "paper", plain)  # noqa: E731
+            for share in typeset.Typesetting.shares(drawn):
+                typesetting.add("all_papers.pdf", share, pdfs / "papers", source)
+            typesetting.add_whole(pdfs / "answer_book.pdf", lambda plain: typeset.answer_book_source(spec, drawn))
             typesetting.wait()
 
-        timed("PDF papers and keys (typst)", typeset_pdfs)
-        rows = keys.key_rows(made)
+        timed("PDF papers and answer book (typst)", typeset_papers)
+        rows = keys.key_rows(drawn)
         timed("keys.csv and keys.json", lambda: (keys.keys_csv(rows), keys.keys_json(rows)))
-        groups = timed("LMS questions as HTML, by slot", lambda: lmstext.by_slot(slots, made))
+        groups = timed("LMS questions as HTML, by slot", lambda: lmstext.by_slot(slots, drawn))
         timed("Moodle XML", lambda: lms.moodle_xml(spec.title, groups))
         timed("GIFT", lambda: lms.gift(spec.title, groups))
         timed("QTI 2.1 zip", lambda: qti.qti21_zip(spec.title, spec.duration, groups))
         timed("Canvas QTI 1.2 zip", lambda: qti.canvas_zip(spec.title, spec.duration, groups))
-        torch_import, torch_import_cpu = _torch_import_seconds()
-        print(f"{args.students} students x {len(slots)} questions ({total['marks']} marks each); "
-              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print(f"  {'step':<38} {'wall s':>7} {'CPU s':>7}")
-        for label, (wall, cpu) in timings.items():
-            print(f"  {label:<38} {wall:7.2f} {cpu:7.2f}")
-        yardstick = 'python -c "import torch"'
-        print(f"  {yardstick:<38} {torch_import:7.2f} {torch_import_cpu:7.2f}")
-        wall, cpu = timings["make_set, everything written (cold)"]
-        ratio = wall / torch_import
-        print(f"  everything / torch import: {ratio:.1f} (target at most {TARGET}: "
-              f"{'met' if ratio <= TARGET else 'missed'})")
-        pages = sum(typeset_pages.values())
-        print(f"where the cold run's {cpu:.1f} CPU s went:")
-        print(f"  {own:.1f} in this process (drawing the questions, Markdown, keys, LMS exports)")
-        print(f"  {helpers:.1f} in the typst helpers: {typeset_pages['all_papers.pdf']} paper and "
-              f"{typeset_pages['all_keys.pdf']} key pages, {pages / max(helpers, 0.01):.0f} pages per CPU s")
-        # CPU seconds hardly depend on what else the machine runs; wall seconds do
-        cores = os.cpu_count() or 1
-        print(f"  on {cores} idle cores that CPU takes at least {cpu / cores:.1f} s wall, "
-              f"{cpu / cores / torch_import_cpu:.1f} times the import's {torch_import_cpu:.2f} CPU s")
+    torch_after = _torch_import_seconds()
+    torch_import = (torch_before[0] + torch_after[0]) / 2
+    torch_import_cpu = (torch_before[1] + torch_after[1]) / 2
+    print(f"{args.students} students x {len(slots)} questions ({total['marks']} marks each); "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
+    print(f"  {'step':<38} {'wall s':>7} {'CPU s':>7}")
+    for label, (wall, cpu) in timings.items():
+        print(f"  {label:<38} {wall:7.2f} {cpu:7.2f}")
+    yardstick = 'python -c "import torch"'
+    print(f"  {yardstick:<38} {torch_import:7.2f} {torch_import_cpu:7.2f}   "
+          f"(before {torch_before[0]:.2f}, after {torch_after[0]:.2f})")
+    for label, target in ((made, TARGET), (graded, GRADE_TARGET)):
+        ratio = timings[label][0] / torch_import
+        print(f"  {label} / torch import: {ratio:.1f} (target at most {target}: "
+              f"{'met' if ratio <= target else 'missed'})")
+    for label, what in ((made, f"{pages['paper']} paper and {pages['answer book']} answer-book pages"),
+                        (graded, f"{pages['return sheet']} return-sheet pages")):
+        own, helpers = split[label]
+        shown = pages['return sheet'] if label == graded else pages['paper'] + pages['answer book']
+        print(f"where {label}'s {timings[label][1]:.1f} CPU s went: {own:.1f} in this process, "
+              f"{helpers:.1f} in the typst helpers ({what}, {shown / max(helpers, 0.01):.0f} pages per CPU s)")
+
+
+def _responses(folder: Path) -> str:
+    """Every student's answer to every question: the key, except every fifth answer wrong."""
+    import json
+
+    from quizforge.answers import format_number
+    from quizforge.bank.registry import question as regenerate
+
+    lines = ["student,question,answer"]
+    record = json.loads((folder / "set.json").read_text("utf-8"))
+    for k, student in enumerate(record["students"]):
+        for n, qid in enumerate(student["questions"], 1):
+            q = regenerate(qid)
+            wrong = (k + n) % 5 == 0
+            if q.is_matrix:
+                continue
+            if q.kind == "NAT":
+                answer = format_number(q.answer * (2 if wrong else 1), q.decimals).replace(",", "")
+            else:
+                letters = "abcdefgh"[:len(q.options)]
+                answer = next((x for i, x in enumerate(letters) if i not in q.correct), "a") if wrong else q.correct_letters
+            lines.append(f'{student["id"]},{n},"{answer}"')
+    return "\n".join(lines) + "\n"
 
 
 def _cpu_seconds() -> float:
@@ -134,7 +173,7 @@ def _own_seconds() -> float:
 
 
 def _helper_seconds() -> float:
-    """CPU seconds of the finished children: the typst helpers (and the torch import, timed last)."""
+    """CPU seconds of the finished children: the typst helpers (and the torch imports)."""
     times = os.times()
     return times.children_user + times.children_system
 

@@ -122,7 +122,8 @@ def _grade(run_quiz, made, tmp_path, rows, *extra, raw: bytes | None = None):
         raw = buffer.getvalue().encode("utf-8")
     path.write_bytes(raw)
     out = tmp_path / "graded"
-    code, stdout, err = run_quiz("set", "grade", str(made), str(path), "-o", str(out), *extra)
+    # return sheets (PDF) are read back in test_problemset_pdfs.py
+    code, stdout, err = run_quiz("set", "grade", str(made), str(path), "-o", str(out), "--no-pdf", *extra)
     return code, stdout, err, out
 
 
@@ -180,7 +181,9 @@ def test_a_blank_is_not_answered_and_a_double_sign_is_refused(run_quiz, made, tm
     assert float(book["21CS002"][f"Q{nat[0]}"]) == papers["21CS002"][nat[0] - 1].marks
     assert float(book["21CS002"][f"Q{nat[1]}"]) == 0
     feedback = (out / "feedback" / "21CS002.md").read_text(encoding="utf-8")
-    assert f"**Q{nat[1]}** (`{papers['21CS002'][nat[1] - 1].id}`): not answered" in feedback
+    received = "--" + _right(papers["21CS002"][nat[1] - 1])
+    assert (f"**Q{nat[1]}** (`{papers['21CS002'][nat[1] - 1].id}`): received {received!r}, not graded: "
+            in feedback and "two signs in a row" in feedback.split(f"**Q{nat[1]}**")[1].split("\n")[0])
     assert stdout.startswith("1 answer of 3 students graded, 1 rejected")
 
 
@@ -285,7 +288,7 @@ answer = "{wrong}"
 @pytest.mark.parametrize("text, message", [
     ('[[overrides]]\nquestion = 1\naction = "drop"\nwhy = "x"\n', "override 1: unknown field 'why'"),
     ('[[overrides]]\nquestion = 99\naction = "drop"\n', "override 1: question must be a question number from 1 to 7"),
-    ('[[overrides]]\nquestion = 1\naction = "bonus"\n', "action must be one of accept, drop, award, not 'bonus'"),
+    ('[[overrides]]\nquestion = 1\naction = "bonus"\n', "action must be one of accept, drop, award, grade, not 'bonus'"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\nanswer = "0.5"\n', "name the student it is for"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\n', "'accept' needs either answer (with student) or mistake"),
     ('[[overrides]]\nquestion = 1\naction = "accept"\nmistake = "typo"\n', "question 1 names no mistake 'typo'"),
@@ -350,13 +353,19 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
     section = readme[readme.index("## Problem sets for a class"):]
     block = section[section.index("```bash") + len("```bash"):section.index("```", section.index("```bash") + 7)]
     commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("quiz set")]
-    assert [c[:3] for c in commands] == [["quiz", "set", "make"], ["quiz", "set", "grade"]]
+    assert [c[:3] for c in commands] == [["quiz", "set", "make"], ["quiz", "set", "grade"], ["quiz", "set", "keys"]]
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
+    said = []
     for command in commands:
         code, out, err = run_quiz(*command[1:])
         assert code == 0, (command, err)
-    assert out.startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
+        said.append(out)
+    assert said[1].startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
+    assert said[2] == "2 answer keys as PDF in quiz1/keys\n"
+    assert sorted(p.name for p in (tmp_path / "quiz1" / "keys").glob("*.pdf")) == ["21CS001.pdf", "21CS003.pdf"]
+    assert sorted(p.name for p in (tmp_path / "quiz1" / "graded" / "returns").iterdir()) == [
+        "21CS001.pdf", "21CS002.pdf", "21CS003.pdf"]
     book = _book(tmp_path / "quiz1" / "graded")
     assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
@@ -386,13 +395,18 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows, "--overrides",
                                     str(REPO / "examples" / "overrides.toml"))
     assert code == 0, err
-    assert "2 overrides applied" in stdout
+    assert "3 overrides applied" in stdout
     book = _book(out)
+    assert float(book["21CS003"]["Q6"]) == 2   # rejected as received, graded as the override reads it
     assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 9, "21CS002": 9, "21CS003": 9}
     assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
     assert "- Q4: also accepted: '1811939328' for 21CS002" in report
+    assert "- Q6: graded '57671680' for 21CS003 (the paper says 57,671,680; the spreadsheet cut it to 57.67M): " \
+           "1 student changed" in report
+    feedback = (out / "feedback" / "21CS003.md").read_text(encoding="utf-8")
+    assert "received '57.67M', not graded: '57.67M' gives only 4 significant figures" in feedback
 
 
 @pytest.mark.parametrize("end", ["low", "high"])

@@ -1,7 +1,9 @@
 """The problem-set PDFs read back: what a student and an instructor would see on paper.
 
-A small class is made through `quiz set make`; its PDFs are read with pypdfium2 (text, and
-each character's box on the page) and checked against the questions the set drew."""
+A small class is made through `quiz set make`, its keys typeset by `quiz set keys` and its
+answers graded by `quiz set grade` (which writes the return sheets); the PDFs are read with
+pypdfium2 (text, and each character's box on the page) and checked against the questions
+the set drew."""
 
 from __future__ import annotations
 
@@ -41,17 +43,46 @@ ROSTER = ("id,name\n21CS001,Asha Rao\n21CS002,Bilal Khan\n"
           f"21CS003,{DEVANAGARI}\n21CS004,{BENGALI}\n21CS005,முருகன்\n21CS006,\n")
 
 
+WARNINGS = []   # what `set make` said on stderr
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
+    import contextlib
+    import io
+
     from quizforge.cli import main
 
     tmp = tmp_path_factory.mktemp("pdfset")
     (tmp / "spec.toml").write_text(SPEC, "utf-8")
     (tmp / "roster.csv").write_text(ROSTER, "utf-8")
-    with pytest.raises(SystemExit) as exit_:
+    said = io.StringIO()
+    with pytest.raises(SystemExit) as exit_, contextlib.redirect_stderr(said):
         main(["set", "make", str(tmp / "spec.toml"), "--roster", str(tmp / "roster.csv"), "-o", str(tmp / "out")])
     assert exit_.value.code == 0
+    WARNINGS.append(said.getvalue())
+    with pytest.raises(SystemExit) as exit_:
+        main(["set", "keys", str(tmp / "out")])
+    assert exit_.value.code == 0
+    first = questions(tmp / "out", "21CS001")
+    wrong = next(n for n, q in enumerate(first, 1) if q.kind == "MCQ")
+    (tmp / "responses.csv").write_text(
+        "student,question,answer\n" + "".join(f"21CS001,{n},{_right(q)}\n" for n, q in enumerate(first, 1) if n != wrong)
+        + f"21CS001,{wrong},{_wrong_letter(first[wrong - 1])}\n21CS002,1,--3\n", "utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["set", "grade", str(tmp / "out"), str(tmp / "responses.csv")])
+    assert exit_.value.code == 0
     return tmp / "out"
+
+
+def _right(q) -> str:
+    from quizforge.answers import format_number
+
+    return format_number(q.answer, q.decimals).replace(",", "") if q.kind == "NAT" else f'"{q.correct_letters}"'
+
+
+def _wrong_letter(q) -> str:
+    return next(letter for i, letter in enumerate("abcd") if i not in q.correct)
 
 
 def questions(made: Path, student: str):
@@ -71,10 +102,11 @@ def pages(pdf: Path) -> list[str]:
 
 
 STUDENTS = ("21CS001", "21CS002", "21CS003", "21CS004", "21CS005", "21CS006")
-PDFS = [f"{kind}/{s}.pdf" for kind in ("papers", "keys") for s in STUDENTS]
+KINDS = ("papers", "keys", "graded/returns")
+PDFS = [f"{kind}/{s}.pdf" for kind in KINDS for s in STUDENTS]
 
 
-@pytest.mark.parametrize("name", PDFS + ["all_papers.pdf", "all_keys.pdf"])
+@pytest.mark.parametrize("name", PDFS + ["all_papers.pdf", "answer_book.pdf"])
 def test_nothing_is_printed_outside_the_page(made, name):
     document = pdfium.PdfDocument(str(made / name))
     for number, page in enumerate(document, 1):
@@ -135,7 +167,7 @@ def test_no_question_is_split_across_pages(made):
 
 def test_name_roll_number_and_page_n_of_n_on_every_page(made):
     names = {"21CS001": "Asha Rao", "21CS002": "Bilal Khan"}
-    for kind in ("papers", "keys"):
+    for kind in KINDS:
         for student in STUDENTS:
             texts = pages(made / kind / f"{student}.pdf")
             for n, page in enumerate(texts, 1):
@@ -201,7 +233,7 @@ def test_the_key_carries_the_question_its_options_and_why(made):
 
 
 def test_no_figure_or_table_numbers(made):
-    for name in ("all_papers.pdf", "all_keys.pdf"):
+    for name in ("all_papers.pdf", "answer_book.pdf", "keys/21CS001.pdf", "graded/returns/21CS001.pdf"):
         text = " ".join(pages(made / name))
         assert not re.search(r"\b(Table|Figure) \d+", text)
 
@@ -211,7 +243,7 @@ def test_no_pdf_says_markdown_only(run_quiz, tmp_path):
     spec.write_text(SPEC, "utf-8")
     code, out, err = run_quiz("set", "make", str(spec), "--variants", "2", "--no-pdf", "-o", str(tmp_path / "s"))
     assert code == 0, err
-    assert "(Markdown)" in out and "PDF" not in out
+    assert "papers/ and keys/ as Markdown" in out and "PDF" not in out
 
 
 def test_every_template_stays_inside_the_margins(tmp_path):
@@ -246,7 +278,7 @@ def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
     from quizforge.bank.registry import question
     from quizforge.problemsets.roster import Student
     from quizforge.problemsets.spec import load_spec
-    from quizforge.problemsets.typeset import Typesetting
+    from quizforge.problemsets.typeset import Typesetting, class_source
     from quizforge.problemsets.variants import Paper, plan
 
     spec_path = tmp_path / "spec.toml"
@@ -259,8 +291,9 @@ def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
     out = tmp_path / "out"
     (out / "papers").mkdir(parents=True)
     (out / "keys").mkdir()
-    typesetting = Typesetting(spec, slots, out)
-    typesetting.add([Paper(Student("S1", "Asha"), (odd,))])
+    typesetting = Typesetting(out)
+    typesetting.add(None, [Paper(Student("S1", "Asha"), (odd,))], out / "papers",
+                    lambda chunk, plain: class_source(spec, slots, chunk, "paper", plain))
     typesetting.wait()
     text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(out / "papers" / "S1.pdf")))
     text = " ".join(text.split())
@@ -286,3 +319,87 @@ def test_matrix_entries_print_the_minus_sign_that_math_prints(tmp_path):
     text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(tmp_path / "q.pdf")))
     assert "−" + negatives[0][1:] in text
     assert not re.search(r"(?<![\w)])-\d", text), re.findall(r".{12}(?<![\w)])-\d.{4}", text)
+
+
+def _body(page: str, student: str) -> str:
+    """A page's text after its running head (which ends with the roll number)."""
+    return page.split(f"{student} ", 1)[1]
+
+
+def test_all_papers_prints_double_sided(made):
+    """Every paper has an even number of pages, so in all_papers.pdf each starts on a new sheet."""
+    everyone = pages(made / "all_papers.pdf")
+    starts = [i for i, page in enumerate(everyone) if "Page 1 of" in page]
+    assert len(starts) == len(STUDENTS) and all(i % 2 == 0 for i in starts)
+    for student in STUDENTS:
+        texts = pages(made / "papers" / f"{student}.pdf")
+        assert len(texts) % 2 == 0
+        for page in texts:
+            if "intentionally left blank" in page:
+                assert page is texts[-1] and not re.search(r"Q\d+\. ", page)
+
+
+def test_a_paper_of_odd_length_gets_a_page_saying_it_is_blank(run_quiz, tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text('title = "One page"\nseed = 3\n[[sections]]\ntemplates = ["concepts.bert_gpt"]\ncount = 1\n',
+                    "utf-8")
+    code, _, err = run_quiz("set", "make", str(spec), "--variants", "2", "-o", str(tmp_path / "s"))
+    assert code == 0, err
+    texts = pages(tmp_path / "s" / "all_papers.pdf")
+    assert len(texts) == 4
+    for first, second in (texts[:2], texts[2:]):
+        assert "Q1. " in first and "Page 1 of 2" in first
+        assert "This page is intentionally left blank." in second and "Page 2 of 2" in second
+        assert "Q1" not in second
+
+
+def test_sections_share_pages_and_keys_never_split_a_question(made):
+    papers = [pages(made / "papers" / f"{s}.pdf") for s in STUDENTS]
+    assert any(sum(section in page for section in ("By hand", "Counting", "Concepts")) >= 2
+               for texts in papers for page in texts)
+    kept = 0
+    for kind in ("keys", "graded/returns"):
+        for student in STUDENTS:
+            texts = pages(made / kind / f"{student}.pdf")
+            for n, page in enumerate(texts[1:], 2):
+                # each later page begins with a question (or the section it opens), never mid-entry,
+                if re.match(r"((By hand|Counting|Concepts) )?Q\d+\. ", _body(page, student)):
+                    kept += 1
+                    continue
+                # unless that entry is longer than a page: then it is alone on the page before
+                # (given a whole page, it still did not fit)
+                assert len(re.findall(r"Q\d+\. ", texts[n - 2])) == 1, (kind, student, n)
+    assert kept >= 2 * len(STUDENTS)
+
+
+def test_the_return_sheet_has_the_answers_marks_and_the_key(made):
+    first = questions(made, "21CS001")
+    sheet = " ".join(pages(made / "graded" / "returns" / "21CS001.pdf"))
+    wrong = next(n for n, q in enumerate(first, 1) if q.kind == "MCQ")
+    total = sum(q.marks for q in first) - first[wrong - 1].marks
+    mcq_penalty = round(first[wrong - 1].marks / 3, 2)
+    assert f"Your marks: {total - mcq_penalty:g} of {sum(q.marks for q in first)}" in sheet
+    assert sheet.count("Your answer:") == len(first) and "Solution." in sheet
+    assert f"Your answer: {_wrong_letter(first[wrong - 1])} Marks: -{mcq_penalty:g}" in sheet
+    for q in first:
+        assert q.id in sheet
+    other = " ".join(pages(made / "graded" / "returns" / "21CS002.pdf"))
+    assert "Your answer: --3 Marks: 0 Received ‘--3’, not graded: two signs in a row" in other   # typst's quotes
+    assert other.count("Not answered.") == len(questions(made, "21CS002")) - 1
+
+
+def test_the_answer_book_has_every_students_keys(made):
+    book = " ".join(pages(made / "answer_book.pdf"))
+    for student in STUDENTS:
+        assert student in book
+        for q in questions(made, student):
+            if q.kind != "NAT":
+                continue
+            from quizforge.bank.export import accepted_text
+            assert accepted_text(q) in book, (student, q.id)
+
+
+def test_a_name_no_font_sets_is_warned_about_naming_its_paper():
+    (said,) = WARNINGS
+    assert ("warning: 1 name in a script the bundled fonts do not set (Latin, Greek, Cyrillic, Devanagari, Tamil, "
+            "Telugu) left blank for the student to write on the papers of 21CS004") in " ".join(said.split())

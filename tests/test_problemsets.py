@@ -215,18 +215,23 @@ def test_numbered_variants(tmp_path):
     assert sorted(p.name for p in (tmp_path / "v" / "papers").glob("*.md")) == ["V1.md", "V2.md", "V3.md", "V4.md"]
 
 
-def test_papers_and_keys_are_typeset_as_pdf(made):
+def test_papers_and_keys_are_typeset_as_pdf(made, run_quiz, tmp_path):
     from pypdf import PdfReader
 
     qids = record(made)["students"][0]["questions"]
     paper = PdfReader(made / "papers" / "21CS001.pdf")
     text = " ".join(page.extract_text() for page in paper.pages)
     assert "Roll number: 21CS001" in text and "Asha Rao" in text
-    assert len(paper.pages) >= 2  # each section starts a page
+    assert len(paper.pages) % 2 == 0   # padded for double-sided printing
     for qid in qids:
         assert regenerate(qid).title in text
         assert qid not in text  # the paper does not give away the ID that regenerates the key
-    key = " ".join(page.extract_text() for page in PdfReader(made / "keys" / "21CS001.pdf").pages)
+    assert not list((made / "keys").glob("*.pdf"))   # keys as PDF only on request:
+    code, out, err = run_quiz("set", "keys", str(made), "21cs001", "-o", str(tmp_path / "keys"))
+    assert code == 0, err
+    assert out == f"1 answer key as PDF in {tmp_path / 'keys'}\n"
+    assert [p.name for p in (tmp_path / "keys").iterdir()] == ["21CS001.pdf"]
+    key = " ".join(page.extract_text() for page in PdfReader(tmp_path / "keys" / "21CS001.pdf").pages)
     assert all(qid in key for qid in qids) and "Answer:" in key and "Solution." in key
     everyone = PdfReader(made / "all_papers.pdf")  # the class's papers in one file, each its own pages
     assert len(everyone.pages) == sum(len(PdfReader(made / "papers" / f"{s}.pdf").pages)
@@ -312,8 +317,31 @@ def test_math_typst_refuses_is_set_as_plain_text_in_that_share(tmp_path, monkeyp
         make_set(EXAMPLE, tmp_path / "set", variants=5)
     finally:
         typeset._markdown.cache_clear()
-    for kind in ("papers", "keys"):
-        pdfs = sorted((tmp_path / "set" / kind).glob("*.pdf"))
-        assert [p.stem for p in pdfs] == ["V1", "V2", "V3", "V4", "V5"]
-        assert "Roll number: V3" in PdfReader(pdfs[2]).pages[0].extract_text()
+    pdfs = sorted((tmp_path / "set" / "papers").glob("*.pdf"))
+    assert [p.stem for p in pdfs] == ["V1", "V2", "V3", "V4", "V5"]
+    assert "Roll number: V3" in PdfReader(pdfs[2]).pages[0].extract_text()
+    assert "V3" in " ".join(page.extract_text() for page in PdfReader(tmp_path / "set" / "answer_book.pdf").pages)
     assert not list(tmp_path.glob(".set.*"))   # the staging folder went into place
+
+
+def test_the_progress_counts_every_step(tmp_path):
+    told = []
+    make_set(EXAMPLE, tmp_path / "s", variants=5, progress=lambda step, done, total: told.append((step, done, total)))
+    steps = list(dict.fromkeys(step for step, _, _ in told))
+    assert steps == ["drawing the papers", "writing the papers and keys", "writing the LMS exports",
+                     "typesetting the PDFs"]
+    for step in steps:
+        counts = [(done, total) for s, done, total in told if s == step]
+        assert all(total is not None and 0 <= done <= total for done, total in counts), step
+        assert counts[-1][0] == counts[-1][1] and len({done for done, _ in counts}) > 1, step
+
+
+def test_set_keys_counts_the_students_typeset_and_refuses_an_unknown_one(made, tmp_path, run_quiz):
+    from quizforge.problemsets.sheets import write_keys
+
+    told = []
+    done = write_keys(made, ["21cs002", "21CS003"], tmp_path / "k", progress=lambda n, total: told.append((n, total)))
+    assert done == {"keys": 2, "out": str(tmp_path / "k")} and told[0] == (0, 2) and told[-1] == (2, 2)
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["21CS002.pdf", "21CS003.pdf"]
+    code, _, err = run_quiz("set", "keys", str(made), "21CS009")
+    assert code == 2 and err == "error: no student '21CS009' in this set (3 students, from 21CS001 to 21CS003)\n"

@@ -203,3 +203,38 @@ def bmatrix(rows: Sequence[Sequence[Entry]], decimals: int | None) -> str:
     """The key as LaTeX for Markdown and LMS text."""
     body = " \\\\ ".join(" & ".join(entry_latex(x, decimals) for x in row) for row in rows)
     return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
+
+
+def read_any_shape(text: str) -> Grid:
+    """A matrix of whatever shape; AnswerError when the text is not a matrix."""
+    return _parse(text)
+
+
+TRANSPOSED = Misconception("transposed", "transposed the matrix",
+                           "that is the key transposed: its rows written as columns")
+
+
+def grade_any_shape(question: Question, text: str):
+    """The verdict on a matrix written on a paper: there a readable matrix of another shape is
+    an answer, and a wrong one (named as the key transposed where it is), not a slip to retype.
+    Raises answers.AnswerError only when the text is not a matrix at all."""
+    from quizforge.bank.grading import Verdict, _plain_answer
+
+    rows, cols = shape_of(question.answer)
+    try:
+        given = _parse(text)
+    except answers.AnswerError as e:
+        raise answers.AnswerError(f"{e} (expected a {shape_text(rows, cols)})") from None
+    if shape_of(given) == (rows, cols):
+        return grade(question, text)
+    got_rows, got_cols = shape_of(given)
+    asked = f"a {got_rows}×{got_cols} matrix where a {shape_text(rows, cols)} was asked"
+    hit = None
+    if (got_rows, got_cols) == (cols, rows) and matches(question.answer, tuple(zip(*given)), question.decimals):
+        said, hit = f"Not quite: {TRANSPOSED.feedback}, {asked}.", TRANSPOSED
+    elif (got_rows, got_cols) == (cols, rows):
+        said = f"Not quite: {asked}; rows and columns are swapped, and its entries are wrong too."
+    else:
+        said = f"Not quite: {asked}."
+    return Verdict(question.id, False, answers.gate_score("NAT", question.marks, False), question.marks,
+                   said, hit, matrix_text(given, None), _plain_answer(question), accepted_text(question))

@@ -39,11 +39,16 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                             progress=progress)
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
-    formats = "Markdown" if no_pdf else "Markdown and PDF"
+    pdfs = "" if no_pdf else "papers/ as PDF, all_papers.pdf (to print double-sided), answer_book.pdf, "
     click.echo(f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
                f"({_plural(made['marks'], 'mark')}) in {made['out']}: "
-               f"papers/ and keys/ ({formats}), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
+               f"papers/ and keys/ as Markdown, {pdfs}keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                "canvas_qti12.zip, lms_report.md")
+    if made["unprintable"]:
+        shown = ", ".join(made["unprintable"][:10]) + (" and more" if len(made["unprintable"]) > 10 else "")
+        click.echo(f"warning: {_plural(len(made['unprintable']), 'name')} in a script the bundled fonts do not set "
+                   f"(Latin, Greek, Cyrillic, Devanagari, Tamil, Telugu) left blank for the student to write on "
+                   f"the papers of {shown}", err=True)
     per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
     click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")
     for v in made["variety"]:
@@ -81,19 +86,43 @@ def _step_bar():
 @click.argument("responses", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Default: FOLDER/graded.")
 @click.option("--overrides", type=click.Path(path_type=Path),
-              help="TOML of [[overrides]]: accept an extra answer, drop a question, or award its marks.")
-def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path | None) -> None:
-    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way.
+              help="TOML of [[overrides]]: accept an extra answer, drop a question, award its marks, "
+                   "or grade a corrected answer.")
+@click.option("--no-pdf", is_flag=True, help="Skip the return sheets (PDF); write everything else.")
+def set_grade(folder: Path, responses: Path, out: Path | None, overrides: Path | None, no_pdf: bool) -> None:
+    """Grade RESPONSES.csv (student, question, answer) against the set in FOLDER, GATE's way,
+    and write each student a return sheet.
 
-    Reads CSV, semicolon or tab files in UTF-8, UTF-16 or cp1252; a blank answer is not answered.
-    Run it again (with --overrides) to regrade."""
+    Reads CSV, semicolon or tab files in UTF-8, UTF-16 or cp1252; in a semicolon file the
+    comma is the decimal separator. A blank answer is not answered. Run it again (with
+    --overrides) to regrade."""
     from quizforge.problemsets.responses import grade_responses
-    from quizforge.render import Progress
 
-    with Progress() as progress:
-        progress.step(f"grading {responses.name} against the set in {folder}")
-        done = grade_responses(folder, responses, out or folder / "graded", overrides)
+    with _step_bar() as bar:
+        if bar is not None:
+            bar(f"grading {responses.name}", 0, None)
+        typeset = (lambda done, total: bar("typesetting the return sheets", done, total)) if bar is not None else None
+        done = grade_responses(folder, responses, out or folder / "graded", overrides,
+                               return_sheets=not no_pdf, progress=typeset)
     applied = f", {_plural(done['overrides'], 'override')} applied" if overrides is not None else ""
+    sheets = ", returns/ (a PDF per student)" if done["return_sheets"] else ""
     click.echo(f"{_plural(done['graded'], 'answer')} of {_plural(done['students'], 'student')} graded, "
                f"{done['rejected']} rejected "
-               f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md")
+               f"(see rejects.csv){applied} in {done['out']}: gradebook.csv, feedback/, item_stats.md{sheets}")
+    click.echo(f"Read {done['read_as']}")
+
+
+@problem_set.command("keys", short_help="Typeset answer keys as PDF for some students (or all).")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.argument("ids", nargs=-1)
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Default: FOLDER/keys.")
+def set_keys(folder: Path, ids: tuple[str, ...], out: Path | None) -> None:
+    """Write the answer keys of the students IDS (roll numbers; everyone when none are given)
+    in the set in FOLDER as PDF: the question, its key and accepted range, the worked solution
+    and why each option is right or wrong."""
+    from quizforge.problemsets.sheets import write_keys
+
+    with _step_bar() as bar:
+        typeset = (lambda done, total: bar("typesetting the keys", done, total)) if bar is not None else None
+        done = write_keys(folder, list(ids), out, typeset)
+    click.echo(f"{_plural(done['keys'], 'answer key')} as PDF in {done['out']}")

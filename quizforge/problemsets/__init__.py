@@ -5,6 +5,7 @@ spec.py reads the instructor's TOML; roster.py the class list; variants.py decid
 student's questions (same templates in the same order for all, different numbers);
 papers.py writes papers and keys as Markdown; keys.py the answer-key tables; lms.py the
 Moodle XML and GIFT exports, qti.py QTI 2.1 and Canvas, lmstext.py what they share (HTML,
-variants by slot); make.py puts a set together; responses.py grades what comes back, and
-overrides.py applies the instructor's decisions after the exam.
+variants by slot); make.py puts a set together (typeset.py its PDFs); responses.py grades what comes back,
+overrides.py applies the instructor's decisions after the exam, and sheets.py typesets
+answer keys on request and each student's return sheet.
 """

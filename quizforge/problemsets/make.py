@@ -5,8 +5,11 @@ place at the end, so a bad spec or roster leaves nothing behind, and a re-run gi
 same bytes.
 
     OUT/papers/<id>.md/.pdf one paper per student (or variant), with a header for name and roll number
-    OUT/keys/<id>.md/.pdf   its answer key: each question's key, range, worked solution and ID
-    OUT/all_papers.pdf     every paper in one file, to print; all_keys.pdf likewise
+    OUT/keys/<id>.md        its answer key: each question's key, range, worked solution and ID
+                            (`quiz set keys` typesets it as PDF; `quiz set grade` writes return sheets)
+    OUT/all_papers.pdf      every paper in one file, to print double-sided: each padded to an even
+                            number of pages by a page that says it is intentionally blank
+    OUT/answer_book.pdf     the instructor's compact book: every student's keys and ranges in a table
     OUT/keys.csv, .json    every key in one table
     OUT/moodle.xml         Moodle XML, a category per question slot holding its variants
     OUT/quiz.gift          GIFT, the same categories
@@ -31,6 +34,16 @@ from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan, variety
 
 
+# The LMS exports, in the order they are written: file name -> its content from (spec, questions by slot).
+LMS_FILES = {
+    "moodle.xml": lambda spec, by_slot: lms.moodle_xml(spec.title, by_slot),
+    "quiz.gift": lambda spec, by_slot: lms.gift(spec.title, by_slot),
+    "qti21.zip": lambda spec, by_slot: qti.qti21_zip(spec.title, spec.duration, by_slot, spec.instructions),
+    "canvas_qti12.zip": lambda spec, by_slot: qti.canvas_zip(spec.title, spec.duration, by_slot, spec.instructions),
+    "lms_report.md": lambda spec, by_slot: lms.loss_report(spec.title, spec.duration, by_slot, spec.instructions),
+}
+
+
 class FolderNotEmpty(InputError):
     """The output folder already holds files (and replacing them was not asked for)."""
 
@@ -38,8 +51,9 @@ class FolderNotEmpty(InputError):
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
              force: bool = False, pdf: bool = True,
              progress: Callable[[str, int, int | None], None] | None = None) -> dict:
-    """Make the set; returns a summary (students, questions, files). `progress(step, done, total)`
-    is told each paper drawn, then each later step (whose total is None: it is not counted)."""
+    """Make the set; returns a summary (students, questions, files, and the students whose
+    names no bundled font sets). `progress(step, done, total)` is told each paper drawn, each
+    written, each LMS export, and the students typeset as each helper finishes."""
     report = progress or (lambda step, done, total: None)
     if (roster is None) == (variants is None):
         raise InputError("give either a roster or a number of variants")
@@ -55,7 +69,8 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         (staging / "papers").mkdir()
         (staging / "keys").mkdir()
         # typst works in helper processes, each starting on its share of the class at once
-        typesetting = typeset.Typesetting(spec, slots, staging) if pdf else None
+        typesetting = typeset.Typesetting(staging) if pdf else None
+        paper_source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "paper", plain)  # noqa: E731
         made = []
         report("drawing the papers", 0, len(students))
         for share in typeset.Typesetting.shares(students):
@@ -63,28 +78,34 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
                 made.append(paper(spec, slots, student))
                 report("drawing the papers", len(made), len(students))
             if typesetting is not None:
-                typesetting.add(made[-len(share):])
-        report("writing the papers, keys and LMS exports", 0, None)
-        for p in made:
+                typesetting.add("all_papers.pdf", made[-len(share):], staging / "papers", paper_source)
+        if typesetting is not None:
+            typesetting.add_whole(staging / "answer_book.pdf", lambda plain: typeset.answer_book_source(spec, made))
+        rows = keys.key_rows(made)
+        for n, p in enumerate(made, 1):
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
-        rows = keys.key_rows(made)
+            report("writing the papers and keys", n, len(made))
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
+        exports = len(LMS_FILES)
+        report("writing the LMS exports", 0, exports)
         by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
-        (staging / "moodle.xml").write_text(lms.moodle_xml(spec.title, by_slot), "utf-8")
-        (staging / "quiz.gift").write_text(lms.gift(spec.title, by_slot), "utf-8")
-        (staging / "qti21.zip").write_bytes(qti.qti21_zip(spec.title, spec.duration, by_slot, spec.instructions))
-        (staging / "canvas_qti12.zip").write_bytes(qti.canvas_zip(spec.title, spec.duration, by_slot, spec.instructions))
-        (staging / "lms_report.md").write_text(lms.loss_report(spec.title, spec.duration, by_slot, spec.instructions), "utf-8")
-        record = {"title": spec.title, "seed": spec.seed,
+        for n, (name, write) in enumerate(LMS_FILES.items(), 1):
+            content = write(spec, by_slot)
+            if isinstance(content, str):
+                content = content.encode("utf-8")
+            (staging / name).write_bytes(content)
+            report("writing the LMS exports", n, exports)
+        record = {"title": spec.title, "seed": spec.seed, "duration": spec.duration,
+                  "instructions": spec.instructions,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
                   "students": [{"id": p.student.id, "name": p.student.name,
                                 "questions": [q.id for q in p.questions]} for p in made]}
         (staging / "set.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
         if typesetting is not None:
-            report("typesetting the PDFs", 0, None)
-            typesetting.wait()
+            report("typesetting the PDFs", 0, len(made))
+            typesetting.wait(lambda done: report("typesetting the PDFs", done, len(made)))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
@@ -93,5 +114,6 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
             typesetting.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    unprintable = [p.student.id for p in made if p.student.name and not typeset.printable(p.student.name)]
     return {"students": len(made), "questions": len(slots), "marks": sum(q.marks for q in made[0].questions),
-            "out": str(out), "variety": variety(slots, made)}
+            "out": str(out), "variety": variety(slots, made), "unprintable": unprintable if pdf else []}

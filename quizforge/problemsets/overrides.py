@@ -19,6 +19,12 @@ paper), or for one student's question when `student` is given:
     # student = "21CS002"            #   for one student only, with
     # answer = "0.62"                #   the answer to accept on that student's paper
 
+    [[overrides]]
+    question = 3
+    action = "grade"                 # grade this answer for one student instead of what was
+    student = "21CS004"              #   received (an answer the file could not give readably)
+    answer = "0.881"
+
 The file is checked whole before anything is graded: each problem is one line naming the
 override and the field. Grading applies them on every run, so a regrade is running
 `quiz set grade` again; the item report lists what each override changed.
@@ -34,7 +40,7 @@ from typing import Callable
 from quizforge.errors import InputError
 from quizforge.problemsets.spec import read_toml
 
-ACTIONS = ("accept", "drop", "award")
+ACTIONS = ("accept", "drop", "award", "grade")
 FIELDS = ("question", "action", "student", "answer", "mistake", "reason")
 
 
@@ -49,7 +55,7 @@ class Override:
 
     def describe(self) -> str:
         who = f"for {self.student}" if self.student else "for everyone"
-        what = {"drop": "dropped", "award": "marks given",
+        what = {"drop": "dropped", "award": "marks given", "grade": f"graded {self.answer!r}",
                 "accept": f"also accepted: {self.answer!r}" if self.answer is not None
                 else f"also accepted: the mistake {self.mistake!r}"}[self.action]
         return f"{what} {who}" + (f" ({self.reason})" if self.reason else "")
@@ -96,8 +102,10 @@ def load_overrides(path: Path, students: dict, question_of: Callable[[str], obje
             if number > len(students[student]["questions"]):
                 raise InputError(f"{where}: {student}'s paper has no question {number}")
         answer, mistake = entry.get("answer"), entry.get("mistake")
-        if action != "accept" and (answer is not None or mistake is not None):
-            raise InputError(f"{where}: {action!r} takes no answer or mistake (only 'accept' does)")
+        if action == "grade" and (answer is None or student is None or mistake is not None):
+            raise InputError(f"{where}: 'grade' needs a student and the answer to grade for them (and no mistake)")
+        if action in ("drop", "award") and (answer is not None or mistake is not None):
+            raise InputError(f"{where}: {action!r} takes no answer or mistake (only 'accept' and 'grade' do)")
         if action == "accept":
             if (answer is None) == (mistake is None):
                 raise InputError(f"{where}: 'accept' needs either answer (with student) or mistake")
@@ -121,10 +129,10 @@ def load_overrides(path: Path, students: dict, question_of: Callable[[str], obje
 
 def _check_answer(where: str, question, answer: str) -> None:
     from quizforge.answers import AnswerError
-    from quizforge.bank.grading import grade
+    from quizforge.problemsets.responses import grade_written
 
     try:
-        grade(question, answer)
+        grade_written(question, answer)
     except AnswerError as exc:
         raise InputError(f"{where}: cannot read answer {answer!r} ({exc})") from None
 
@@ -149,7 +157,11 @@ def _mistake_value(question, mistake: str):
 
 
 def _refuse_conflicts(name: str, overrides: list[Override]) -> None:
-    final = [o for o in overrides if o.action != "accept"]
+    graded = [(o.question, o.student) for o in overrides if o.action == "grade"]
+    twice = next((g for g in graded if graded.count(g) > 1), None)
+    if twice:
+        raise InputError(f"{name}: question {twice[0]} of {twice[1]} is given two answers to grade; keep one")
+    final = [o for o in overrides if o.action in ("drop", "award")]
     for k, a in enumerate(final):
         for b in final[k + 1:]:
             if a.question == b.question and (a.student is None or b.student is None or a.student == b.student):
@@ -165,9 +177,9 @@ def _accepts(override: Override, question, answer: str) -> bool:
     if question.is_matrix:
         from quizforge.bank import matrix_answers
 
-        given = matrix_answers.read(question, answer)
+        given = matrix_answers.read_any_shape(answer)
         if override.answer is not None:
-            return matrix_answers.matches(matrix_answers.read(question, override.answer), given, question.decimals)
+            return matrix_answers.matches(matrix_answers.read_any_shape(override.answer), given, question.decimals)
         wrong = _mistake_value(question, override.mistake)
         return wrong is not None and matrix_answers.matches(wrong, given, question.decimals)
     if question.kind == "NAT":
@@ -187,16 +199,22 @@ def _accepts(override: Override, question, answer: str) -> bool:
 
 
 def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts: dict, raw: dict) -> Applied:
-    """Change the verdicts in place: accepts first, then awards, then drops (a drop wins)."""
+    """Change the verdicts in place: answers to grade first, then accepts, then awards, then
+    drops (a drop wins)."""
+    from quizforge.problemsets.responses import grade_written
+
     applied = Applied()
-    order = {"accept": 0, "award": 1, "drop": 2}
+    order = {"grade": 0, "accept": 1, "award": 2, "drop": 3}
     for o in sorted(overrides, key=lambda o: order[o.action]):
         n = o.question
         targets = [o.student] if o.student else [s for s, qs in papers.items() if len(qs) >= n]
         changed = 0
         for sid in targets:
             question, verdict = papers[sid][n - 1], verdicts[sid].get(n)
-            if o.action == "drop":
+            if o.action == "grade":
+                verdicts[sid][n] = grade_written(question, o.answer)
+                raw[sid][n] = o.answer
+            elif o.action == "drop":
                 verdicts[sid].pop(n, None)
                 applied.dropped[sid].add(n)
             elif o.action == "award":

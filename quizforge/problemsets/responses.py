@@ -4,10 +4,13 @@ The responses file has the columns student, question and answer (the question's 
 the paper; the answer in the bank's syntax: a, a,c, 0.70, 8 GiB, …). It is read as
 spreadsheets write it: the delimiter (`,` `;` or tab) is taken from the header line, the
 encoding from its bytes (UTF-8 with or without a BOM, UTF-16 with a BOM, else cp1252), any
-line ending. Roll numbers match the set's whatever their case and surrounding spaces. A
-blank answer is "not answered". Every other row either counts or lands in rejects.csv with
-its reason: an unknown student or question, a second answer to the same question, an answer
-that cannot be read (such as `--3`).
+line ending; in a `;` file the comma is the decimal separator (0,881 is 0.881), as where a
+spreadsheet writes one, and how the file was read is said back. Roll numbers match the set's
+whatever their case and surrounding spaces. A blank answer is "not answered". A matrix that
+can be read but has the wrong shape is a wrong answer (named as the key transposed where it
+is). Every other row either counts or lands in rejects.csv with its reason: an unknown
+student or question, a second answer to the same question, an answer that cannot be read
+(such as `--3`), which the student's feedback also shows as received.
 
 Instructor overrides (`overrides.py`) are applied on every run, so a regrade is running it again.
 
@@ -16,6 +19,8 @@ Instructor overrides (`overrides.py`) are applied on every run, so a regrade is 
     OUT/item_stats.json/.md facility (per question and per variant), discrimination (upper vs
                             lower 27%), options chosen (by what the option says), mistakes, overrides
     OUT/rejects.csv         what was not graded, and why
+    OUT/returns/<id>.pdf    each student's return sheet: their answers and marks above each
+                            question's key, accepted range, worked solution and option reasons
 """
 
 from __future__ import annotations
@@ -24,8 +29,11 @@ import codecs
 import csv
 import io
 import json
+import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.grading.gradebook import csv_cell, write_atomically
@@ -47,34 +55,54 @@ def load_set(folder: Path) -> dict:
     return {"title": record.get("title", ""), "students": students}
 
 
-def decode_spreadsheet_text(data: bytes, name: str) -> str:
-    """The text of a file a spreadsheet saved: UTF-8 (BOM or not), UTF-16 with a BOM, or cp1252."""
+def decode_spreadsheet_text(data: bytes, name: str) -> tuple[str, str]:
+    """The text of a file a spreadsheet saved, and its encoding: UTF-8 (BOM or not), UTF-16
+    with a BOM, or cp1252."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
-            return data.decode("utf-16")
+            return data.decode("utf-16"), "UTF-16"
         except UnicodeDecodeError:
             raise InputError(f"{name}: starts like UTF-16 but is not valid UTF-16") from None
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), "UTF-8"
     except UnicodeDecodeError:
         pass
     if data.count(b"\x00") > len(data) // 4:
         raise InputError(f"{name}: looks like UTF-16 without a byte-order mark; save it as UTF-8 CSV")
     try:
-        return data.decode("cp1252")
+        return data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: neither UTF-8, UTF-16 nor cp1252 (byte {exc.start + 1})") from None
 
 
-def read_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The header and the (line number, cells) of a CSV, TSV or semicolon file."""
+@dataclass(frozen=True)
+class Table:
+    """A spreadsheet's rows, and how the file was read (said back to the instructor)."""
+    header: list[str]
+    rows: list[tuple[int, list[str]]]      # (line number, cells)
+    delimiter: str
+    encoding: str
+
+    @property
+    def decimal_comma(self) -> bool:
+        """A ';'-separated file is what a spreadsheet writes where the comma is the decimal separator."""
+        return self.delimiter == ";"
+
+    def described(self, name: str) -> str:
+        shown = {",": "comma", ";": "semicolon", "\t": "tab"}[self.delimiter]
+        return f"{name}: {shown}-separated, {self.encoding}" + (", decimal commas" if self.decimal_comma else "")
+
+
+def read_table(path: Path, columns: str = "student, question and answer") -> Table:
+    """The rows of a CSV, TSV or semicolon file as a spreadsheet saved it; COLUMNS names the
+    columns the first row must hold, for the message when it holds nothing."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    text = decode_spreadsheet_text(data, path.name)
+    text, encoding = decode_spreadsheet_text(data, path.name)
     first, _, rest = text.partition("\n")
     skip = 0
     if first.strip().lower().startswith("sep=") and len(first.strip()) == 5:
@@ -82,18 +110,32 @@ def read_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     else:
         header = next((line for line in text.split("\n") if line.strip()), "")
         delimiter = max(DELIMITERS, key=lambda d: (header.count(d), d == ","))
+    if delimiter not in DELIMITERS:
+        raise InputError(f"{path.name}: line 1 names the separator {delimiter!r}; use ',', ';' or a tab")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         rows = [(reader.line_num + skip, cells) for cells in reader if any(c.strip() for c in cells)]
     except csv.Error as exc:
         raise InputError(f"{path.name}: line {reader.line_num + skip}: not CSV ({exc})") from None
     if not rows:
-        raise InputError(f"{path.name}: is empty; the first row must name the columns student, question and answer")
-    return [c.strip() for c in rows[0][1]], rows[1:]
+        raise InputError(f"{path.name}: is empty; the first row must name the columns {columns}")
+    return Table([c.strip() for c in rows[0][1]], rows[1:], delimiter, encoding)
 
 
-def read_responses(path: Path) -> list[dict]:
-    header, rows = read_table(path)
+# A number written with a decimal comma: 0,881 · 256,00 · -1,31E+07 (a unit may follow).
+_DECIMAL_COMMA = re.compile(r"([+-]?\d+),(\d+(?:[eE][+-]?\d+)?)(\s*[^\d\s,;].*)?")
+
+
+def decimal_point(answer: str) -> str:
+    """A number written with a decimal comma, with a decimal point instead; anything else unchanged."""
+    found = _DECIMAL_COMMA.fullmatch(answer.strip())
+    return f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else answer
+
+
+def read_responses(path: Path) -> Table:
+    """The responses file: its rows as dicts (line, student, question, answer) replace the cells."""
+    table = read_table(path)
+    header, rows = table.header, table.rows
     names = {f.lower(): i for i, f in reversed(list(enumerate(header)))}
     student = next((names[n] for n in ("student", "student_id", "roll", "roll_number", "id") if n in names), None)
     question = next((names[n] for n in ("question", "question_number", "q") if n in names), None)
@@ -103,8 +145,8 @@ def read_responses(path: Path) -> list[dict]:
         raise InputError(f"{path.name}: the first row must name the columns student, question and answer "
                          f"(found {found})")
     cell = lambda cells, i: cells[i].strip() if i < len(cells) else ""  # noqa: E731
-    return [{"line": n, "student": cell(cells, student), "question": cell(cells, question),
-             "answer": cell(cells, answer)} for n, cells in rows]
+    return replace(table, rows=[{"line": n, "student": cell(cells, student), "question": cell(cells, question),
+                                 "answer": cell(cells, answer)} for n, cells in rows])
 
 
 def _question_number(text: str) -> int | None:
@@ -114,9 +156,23 @@ def _question_number(text: str) -> int | None:
     return int(text) if text.isdigit() and text.isascii() else None
 
 
-def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None) -> dict:
-    from quizforge.answers import AnswerError
+def grade_written(question, text: str):
+    """The verdict on an answer written on a paper (a readable matrix of the wrong shape is a
+    wrong answer there); AnswerError when it cannot be read."""
     from quizforge.bank.grading import grade
+
+    if question.is_matrix:
+        from quizforge.bank.matrix_answers import grade_any_shape
+
+        return grade_any_shape(question, text)
+    return grade(question, text)
+
+
+def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
+                    return_sheets: bool = True, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Grade RESPONSES against the set in FOLDER into OUT (see the module's list); with
+    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS(done, total) told the students typeset."""
+    from quizforge.answers import AnswerError
     from quizforge.bank.registry import question as regenerate
     from quizforge.problemsets.overrides import apply_overrides, load_overrides
 
@@ -127,11 +183,13 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
     cache: dict[str, object] = {}
     lookup = lambda qid: cache.get(qid) or cache.setdefault(qid, regenerate(qid))  # noqa: E731
     overrides = load_overrides(overrides_path, students, lookup) if overrides_path is not None else []
-    rows = read_responses(responses)
+    table = read_responses(responses)
     rejects: list[tuple[int, str, str]] = []
     verdicts: dict[str, dict[int, object]] = defaultdict(dict)
     raw: dict[str, dict[int, str]] = defaultdict(dict)
-    for row in rows:
+    unread: dict[str, dict[int, tuple[str, str]]] = defaultdict(dict)   # what was received, why not graded
+    comma_read: list[str] = []
+    for row in table.rows:
         given_id, qtext, line = row["student"], row["question"], row["line"]
         sid = given_id if given_id in students else by_folded.get(given_id.casefold())  # case only where unique
         if sid is None:
@@ -148,41 +206,71 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
             rejects.append((line, sid, f"a second answer to question {number}; the first one counts"))
             continue
         q = lookup(ids[number - 1])
+        answer = row["answer"]
+        if table.decimal_comma and q.kind == "NAT" and not q.is_matrix:
+            answer = decimal_point(answer)
+            if answer != row["answer"] and len(comma_read) < 3:
+                comma_read.append(f"{row['answer']!r} as {answer}")
         try:
-            verdicts[sid][number] = grade(q, row["answer"])
+            verdicts[sid][number] = grade_written(q, answer)
         except AnswerError as exc:
-            rejects.append((line, sid, f"question {number}: cannot read {row['answer']!r} ({exc})"))
+            reason = f"cannot read {row['answer']!r} ({exc})"
+            rejects.append((line, sid, f"question {number}: {reason}"))
+            unread[sid][number] = (row["answer"], str(exc))
             continue
-        raw[sid][number] = row["answer"]
+        raw[sid][number] = answer
     papers = {sid: [lookup(q) for q in s["questions"]] for sid, s in students.items()}
     as_given = {sid: dict(v) for sid, v in verdicts.items()}
     applied = apply_overrides(overrides, papers, verdicts, raw)
     n_questions = max(len(s["questions"]) for s in students.values())
-    totals = {}
-    lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
-    out.mkdir(parents=True, exist_ok=True)
+    totals, most = {}, {}
     for sid, qs in papers.items():
         dropped = applied.dropped.get(sid, set())
-        marks = [verdicts[sid][n].marks if n in verdicts[sid] else 0.0 for n in range(1, len(qs) + 1)]
-        totals[sid] = sum(marks)
-        most = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
-        lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), most, *(round(m, 4) for m in marks)]))
-        write_atomically(out / "feedback" / f"{sid}.md",
-                         _feedback(record["title"], sid, qs, verdicts[sid], dropped, applied.notes.get(sid, {})))
-    write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
-    given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
-    stats = item_statistics(students, as_given, given_totals, cache)
-    for item in stats:
-        item["overrides"] = applied.by_question.get(item["question"], [])
-    write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(out / "item_stats.md", _stats_markdown(stats))
-    reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
-    write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
+        totals[sid] = sum(v.marks for v in verdicts[sid].values())
+        most[sid] = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
+
+    def write_reports() -> None:
+        lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
+        out.mkdir(parents=True, exist_ok=True)
+        for sid, qs in papers.items():
+            marks = [verdicts[sid][n].marks if n in verdicts[sid] else 0.0 for n in range(1, len(qs) + 1)]
+            lines.append(",".join(csv_cell(v) for v in [sid, round(totals[sid], 4), most[sid],
+                                                        *(round(m, 4) for m in marks)]))
+            write_atomically(out / "feedback" / f"{sid}.md",
+                             _feedback(record["title"], sid, qs, verdicts[sid], applied.dropped.get(sid, set()),
+                                       applied.notes.get(sid, {}), unread.get(sid, {})))
+        write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
+        given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
+        stats = item_statistics(students, as_given, given_totals, cache)
+        for item in stats:
+            item["overrides"] = applied.by_question.get(item["question"], [])
+        write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+        write_atomically(out / "item_stats.md", _stats_markdown(stats))
+        reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
+        write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
+
+    if return_sheets:
+        from quizforge.problemsets.sheets import printed_set, returned_answers, typeset_class
+
+        spec, slots, printed = printed_set(folder, cache)
+        returned = {}
+        for sid, qs in papers.items():
+            returned[sid] = returned_answers(qs, verdicts[sid], unread.get(sid, {}), applied.dropped.get(sid, set()),
+                                             applied.notes.get(sid, {}))
+            returned[sid]["total"] = f"{marks_text(totals[sid])} of {marks_text(most[sid])}"
+        typeset_class(spec, slots, printed, "return", out / "returns", returned, progress, write_reports)
+    else:
+        write_reports()
+    read_as = table.described(responses.name)
+    if comma_read:
+        read_as += f" ({', '.join(comma_read)})"
     return {"students": len(students), "graded": sum(len(v) for v in raw.values()), "rejected": len(rejects),
-            "overrides": len(overrides), "out": str(out)}
+            "overrides": len(overrides), "out": str(out), "read_as": read_as,
+            "return_sheets": len(papers) if return_sheets else 0}
 
 
-def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: set, notes: dict) -> str:
+def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: set, notes: dict,
+              unread: dict) -> str:
     total = sum(v.marks for v in verdicts.values())
     most = sum(q.marks for n, q in enumerate(questions, 1) if n not in dropped)
     lines = [f"# {title}: feedback for {sid}", "", f"**Total:** {marks_text(total)} of {marks_text(most)}", ""]
@@ -191,13 +279,24 @@ def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: se
         note = f" ({notes[n]})" if n in notes else ""
         if n in dropped:
             lines.append(f"- **Q{n}** (`{q.id}`): dropped from the set, no marks either way{note}")
+        elif v is None and n in unread:
+            received, why = unread[n]
+            lines.append(f"- **Q{n}** (`{q.id}`): received {received!r}, not graded: {why} · 0{note}")
         elif v is None:
             lines.append(f"- **Q{n}** (`{q.id}`): not answered · 0")
         else:
-            mistake = f" Mistake: {v.misconception.label}." if v.misconception is not None else ""
+            received = f" (received {unread[n][0]!r}, not graded: {unread[n][1]})" if n in unread else ""
             lines.append(f"- **Q{n}** (`{q.id}`): {v.given} · {marks_text(v.marks, signed=True)} · "
-                         f"{v.feedback}{mistake}{note}")
+                         f"{v.feedback}{mistake_sentence(v)}{received}{note}")
     return "\n".join(lines) + "\n"
+
+
+def mistake_sentence(verdict) -> str:
+    """The mistake a wrong answer matches, in words, where its feedback has not said it already."""
+    m = verdict.misconception
+    if m is None or m.feedback in verdict.feedback:
+        return ""
+    return f" Mistake: {m.feedback}."
 
 
 def marks_text(marks: float, signed: bool = False) -> str:
@@ -208,15 +307,19 @@ def marks_text(marks: float, signed: bool = False) -> str:
 
 
 def option_label(option) -> str:
-    """What an option says, the same on every paper whatever its letter there: its mistake's
-    name, its statement, or for a numeric option the key / another value."""
+    """What an option says, the same on every paper whatever its letter there: its statement,
+    or for a numeric option (whose number differs from paper to paper) "the key" or where its
+    wrong number comes from."""
     from quizforge.bank.mathtext import markdown_to_plain
 
+    mark = "✓ " if option.correct else "✗ "
+    if option.value is None:
+        return mark + _short(markdown_to_plain(option.md))
     if option.correct:
-        return "✓ the key" if option.value is not None else "✓ " + _short(markdown_to_plain(option.md))
+        return "✓ the key"
     if option.misconception is not None:
-        return "✗ " + option.misconception.label
-    return "✗ another value" if option.value is not None else "✗ " + _short(markdown_to_plain(option.md))
+        return "✗ " + _short(option.misconception.feedback)
+    return "✗ another value"
 
 
 def _short(text: str) -> str:
@@ -224,10 +327,14 @@ def _short(text: str) -> str:
     return text if len(text) <= OPTION_LABEL_CHARS else text[:OPTION_LABEL_CHARS - 1].rstrip() + "…"
 
 
-def _chosen_labels(question, verdict) -> list[str]:
+def _chosen_options(question, verdict) -> list:
     from quizforge.bank.question import LETTERS
 
-    return [option_label(question.options[LETTERS.index(letter)]) for letter in verdict.given.split(",") if letter]
+    return [question.options[LETTERS.index(letter)] for letter in verdict.given.split(",") if letter]
+
+
+def _chosen_labels(question, verdict) -> list[str]:
+    return [option_label(option) for option in _chosen_options(question, verdict)]
 
 
 def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -> list[dict]:
@@ -248,9 +355,16 @@ def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -
         right = lambda group: sum(1 for s in group if s in answered and answered[s].correct) / len(group)  # noqa: E731
         questions = {s: cache[students[s]["questions"][n - 1]] for s in sitting}
         choices: Counter[str] = Counter()
+        mistakes: Counter[str] = Counter()
         for sid, v in answered.items():
-            if questions[sid].kind != "NAT":
-                choices.update(_chosen_labels(questions[sid], v))
+            q = questions[sid]
+            if q.kind != "NAT":
+                choices.update(_chosen_labels(q, v))
+                # every wrong option chosen that a named mistake leads to, labelled as in "choices"
+                mistakes.update(option_label(o) for o in _chosen_options(q, v)
+                                if not o.correct and o.misconception is not None)
+            elif v.misconception is not None:
+                mistakes[_short(v.misconception.feedback)] += 1
         per_variant: dict[tuple, list[str]] = defaultdict(list)   # by the text read: seeds can share one
         for sid in sitting:
             per_variant[question_text_key(questions[sid])].append(sid)
@@ -264,8 +378,7 @@ def item_statistics(students: dict, verdicts: dict, totals: dict, cache: dict) -
             "facility": round(sum(v.correct for v in answered.values()) / len(sitting), 4),
             "discrimination": round(right(upper) - right(lower), 4),
             "choices": dict(sorted(choices.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "mistakes": dict(Counter(v.misconception.label for v in answered.values()
-                                     if v.misconception).most_common()),
+            "mistakes": dict(sorted(mistakes.items(), key=lambda kv: (-kv[1], kv[0]))),
             "variants": variants,
         })
     return items

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,24 +25,30 @@ def check_id(value: str, where: str) -> str:
 
 
 def load_roster(path: Path) -> list[Student]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read ({exc})") from None
-    rows = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in rows.fieldnames or []]
+    """The class list, read as `set grade` reads responses: comma, semicolon or tab; UTF-8,
+    UTF-16 or cp1252. Roll numbers that differ only in case are refused: grading matches
+    roll numbers whatever their case, so they could not be told apart."""
+    from quizforge.problemsets.responses import read_table
+
+    table = read_table(path, columns="id and name (email is optional)")
+    fields = [f.lower() for f in table.header]
     if "id" not in fields or "name" not in fields:
         raise InputError(f"{path.name}: the first row must name the columns id and name (email is optional)")
-    rows.fieldnames = fields
-    students, seen = [], set()
-    for n, row in enumerate(rows, 2):
-        sid = check_id(row.get("id") or "", f"{path.name} line {n}")
-        if sid in seen:
-            raise InputError(f"{path.name} line {n}: student {sid!r} is listed twice")
-        seen.add(sid)
-        students.append(Student(sid, (row.get("name") or "").strip(), (row.get("email") or "").strip()))
+    column = {name: fields.index(name) for name in ("id", "name", "email") if name in fields}
+
+    def cell(cells: list[str], name: str) -> str:
+        return cells[column[name]].strip() if name in column and column[name] < len(cells) else ""
+
+    students, seen = [], {}
+    for n, cells in table.rows:
+        sid = check_id(cell(cells, "id"), f"{path.name} line {n}")
+        folded = sid.casefold()
+        if folded in seen:
+            earlier = seen[folded]
+            same = "" if earlier == sid else f" (as {earlier!r}: roll numbers are matched whatever their case)"
+            raise InputError(f"{path.name} line {n}: student {sid!r} is listed twice{same}")
+        seen[folded] = sid
+        students.append(Student(sid, cell(cells, "name"), cell(cells, "email")))
         if len(students) > MAX_STUDENTS:
             raise InputError(f"{path.name}: more than {MAX_STUDENTS} students")
     if not students:

@@ -6,7 +6,9 @@ matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention 
 heatmap. A page is laid out as a printed exam is: each question in one block that is never
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
-equalities set a step per line and any formula wider than the text scaled to fit. Names in
+equalities set a step per line and any formula wider than the text scaled to fit. A paper is
+padded to an even number of pages for double-sided printing; a key's or return sheet's entry
+stays on one page unless it is longer than one; sections follow on without a page break. Names in
 Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. A formula
 the converter cannot take (a command it does not know, unbalanced braces) is printed as plain
 text, as the terminal writes it; should typst still refuse a document, it is set again with
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from quizforge.bank.question import Step
@@ -399,7 +402,16 @@ def _marked_line(mark: str, letter: str, text: str) -> str:
             f"[#box(width: {MARK_COLUMN}, align(center, {mark}))#box(width: {LETTER_COLUMN})[({letter})]{text}]")
 
 
-def question_typst(question, number: int, with_answer: bool, plain_math: bool) -> str:
+@dataclass(frozen=True)
+class Returned:
+    """What a student wrote for one question and what it earned, for their return sheet."""
+    answer: str          # as read ('' when not answered)
+    marks: str           # as GATE prints them: +2, -0.33, 0
+    feedback: str        # why, in words (a mistake named, or why it was not graded)
+
+
+def question_typst(question, number: int, with_answer: bool, plain_math: bool,
+                   returned: Returned | None = None, heading: str = "") -> str:
     """A question as it stands on the paper, in one block that is never split across pages, with
     a bubble for each option or a box for the number; with_answer gives its entry in the answer
     key instead: the same question (its ID in the heading, the right bubbles filled), its key,
@@ -424,31 +436,48 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool) -
         return shown
     accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
     answer = key_matrix(question) if question.is_matrix else md(question.answer_md)
-    key = [shown, f"*Answer:* {answer}{accepted}", "", "*Solution.*", ""]
+    # The entry is kept on one page as a chain of sticky blocks, each moving to the next page
+    # with the one after it; typst breaks a chain only where it is longer than a page. (Measuring
+    # the entry to decide would lay it out twice: twice the time.)
+    head = [heading, shown] if heading else [shown]   # a section's heading kept with its first entry
+    if returned is not None:
+        written = _escape(returned.answer) if returned.answer else "_not answered_"
+        head.append(f"#block(fill: luma(235), inset: 6pt, radius: 2pt, width: 100%)[*Your answer:* {written} "
+                    f"#h(1fr) *Marks:* {_escape(returned.marks)} \\\n{_escape(returned.feedback)}]")
+    head += [f"*Answer:* {answer}{accepted}", "", "*Solution.*"]
+    blocks = [("", "\n".join(head))]
     for n, step in enumerate(question.solution, 1):
         # numbered by hand in the step's indent: a typst list (or a hanging-indent rule) costs
         # typst several times as much to lay out, and a block would break a list anyway
         body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
             body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
-        key.append(f"#block(breakable: false, width: 100%, inset: (left: {STEP_INDENT}))[\n{body}\n]")
+        blocks.append((f", inset: (left: {STEP_INDENT})", body))
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
-        key += ["", "*Why each option is right or wrong.*", ""]
-        key += [_marked_line("[•]", LETTERS[i], f"{'✓' if option.correct else '✗'} {md(option.why)}")
-                for i, option in reasons]
-    return "\n".join(key)
+        blocks.append(("", "\n".join(["*Why each option is right or wrong.*", ""] + [
+            _marked_line("[•]", LETTERS[i], f"{'✓' if option.correct else '✗'} {md(option.why)}")
+            for i, option in reasons])))
+    return "\n".join(f"#block(breakable: false, sticky: {'true' if k < len(blocks) - 1 else 'false'}, "
+                     f"width: 100%{extra})[\n{body}\n]" for k, (extra, body) in enumerate(blocks))
 
 
-def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) -> str:
-    """A student's paper (or key), as the body of its own pages."""
+WHAT = {"paper": "", "key": " — answer key", "return": " — return sheet"}
+
+
+def document(spec, slots, paper, kind: str, plain_math: bool = False, returned: dict | None = None) -> str:
+    """A student's paper, key or return sheet (KIND), as the body of its own pages. A return
+    sheet is the key with what the student wrote and earned (RETURNED: question number ->
+    Returned, and "total" -> their total as text) above each question's key."""
     student = paper.student
     total = sum(q.marks for q in paper.questions)
-    title = spec.title + (" — answer key" if with_answer else "")
-    parts = [f"= {_escape(title)}", "",
+    with_answer = kind != "paper"
+    parts = [f"= {_escape(spec.title + WHAT[kind])}", "",
              f"*Name:* {name_markup(student.name)} #h(1fr) *Roll number:* {_escape(student.id)}", "",
              f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} {plural(total, 'mark')}, "
              f"{len(paper.questions)} {plural(len(paper.questions), 'question')}", ""]
+    if kind == "return":
+        parts += [f"*Your marks:* {_escape(returned['total'])}", ""]
     if spec.instructions:
         parts += [_escape(spec.instructions), ""]
     parts += ["_A wrong MCQ answer costs 1/3 of its marks; MSQ and NAT carry no negative marks._", ""]
@@ -456,37 +485,90 @@ def document(spec, slots, paper, with_answer: bool, plain_math: bool = False) ->
         parts += ["Each question's ID regenerates it, with this worked solution: #raw(\"quiz explain ID\").", ""]
     section = None
     for slot, question in zip(slots, paper.questions):
+        heading = ""
         if slot.section != section:
-            if section is not None:
-                parts.append("#pagebreak(weak: true)")
+            # no page break: the heading stays with its first question, and the page's rest is used
             section = slot.section
-            parts += [f"== {_escape(section)}", ""]
-        parts += [question_typst(question, slot.number, with_answer, plain_math), ""]
+            heading = f"== {_escape(section)}\n"
+            if not with_answer:
+                parts.append(heading)
+        mine = returned.get(slot.number) if returned else None
+        parts += [question_typst(question, slot.number, with_answer, plain_math, mine,
+                                 heading if with_answer else ""), ""]
     return "\n".join(parts)
 
 
-def _student_pages(spec, paper, n: int, body: str, with_answer: bool) -> str:
+BLANK = "This page is intentionally left blank."
+
+
+def _student_pages(spec, paper, n: int, body: str, kind: str) -> str:
     """BODY on pages of its own, numbered from 1, the name and roll number at the head of each
-    and "page n of N" (N this student's pages) at the foot."""
+    and "page n of N" (N this student's pages) at the foot. A paper is padded to an even
+    number of pages, so that printed double-sided the next student starts on a new sheet."""
     student = paper.student
-    what = " — answer key" if with_answer else ""
     shown_name = f"{_escape(student.name)} ·" if student.name and printable(student.name) else ""
-    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{what} #h(1fr) {shown_name} "
+    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{WHAT[kind]} #h(1fr) {shown_name} "
               f"*{_escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
     footer = (f'#set text(size: 8.5pt)\n#h(1fr) #context [Page #counter(page).display() of '
               f'#counter(page).at(label("end-{n}")).first()] #h(1fr)')
     marker = f'#context [#metadata((id: {_string(student.id)}, page: here().page())) <paper-start>]'
+    # measured from labels before the padding, so that adding it cannot change the answer
+    padding = (f"#metadata(none) <body-end-{n}>\n#context if calc.even(locate(<body-end-{n}>).page() - "
+               f"locate(<start-{n}>).page()) {{ pagebreak()\n"
+               f"  align(center + horizon, emph({_string(BLANK)})) }}\n") if kind == "paper" else ""
     return (f"#page(header: [{header}], footer: [{footer}])[\n#counter(page).update(1)\n{marker}\n"
-            f"{body}\n#metadata(none) <end-{n}>\n]")
+            f"#metadata(none) <start-{n}>\n"
+            f"{body}\n{padding}#metadata(none) <end-{n}>\n]")
 
 
-def class_source(spec, slots, papers, with_answer: bool, plain_math: bool = False) -> str:
-    """Every paper (or key) in one document, each on pages of its own (numbered from 1) with a
-    marker that tells its first page, so one compilation can be cut into one PDF per student."""
-    parts = [PREAMBLE]
-    for n, paper in enumerate(papers):
-        parts.append(_student_pages(spec, paper, n, document(spec, slots, paper, with_answer, plain_math),
-                                    with_answer))
+def class_source(spec, slots, papers, kind: str, plain_math: bool = False, returned: dict | None = None) -> str:
+    """Every paper (key, or return sheet) in one document, each on pages of its own (numbered
+    from 1) with a marker that tells its first page, so one compilation can be cut into one
+    PDF per student. A formula this module cannot translate sets the document's math as
+    plain text rather than stopping."""
+    def source(plain: bool) -> str:
+        parts = [PREAMBLE]
+        for n, paper in enumerate(papers):
+            mine = returned.get(paper.student.id) if returned is not None else None
+            parts.append(_student_pages(spec, paper, n, document(spec, slots, paper, kind, plain, mine), kind))
+        return "\n".join(parts)
+
+    if plain_math:
+        return source(True)
+    try:
+        return source(False)
+    except Untranslatable:
+        return source(True)
+
+
+def answer_book_source(spec, papers: list) -> str:
+    """The instructor's answer book: for each student a table of every question's key (the
+    letters of an MCQ or MSQ) and a NAT's accepted range, several students to a page, none
+    split across two."""
+    from quizforge.bank.export import accepted_text
+    from quizforge.bank.mathtext import markdown_to_terminal
+
+    parts = [PREAMBLE,
+             f'#set page(columns: 2, header: [#set text(size: 8.5pt)\n{_escape(spec.title)} — answer book '
+             '#h(1fr) #context [Page #counter(page).display() of #counter(page).final().first()]'
+             '\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)])',
+             "#set text(size: 8pt)",
+             f"= {_escape(spec.title)}: answer book", "",
+             "Each student's keys: the letters to mark for an MCQ or MSQ, and for a number the range "
+             "accepted, both ends included.", ""]
+    for paper in papers:
+        student = paper.student
+        shown = f" · {_escape(student.name)}" if student.name and printable(student.name) else ""
+        cells = []
+        for number, q in enumerate(paper.questions, 1):
+            if q.kind == "NAT":
+                key, accepted = markdown_to_terminal(q.answer_md), accepted_text(q)
+            else:
+                key, accepted = q.correct_letters, ""
+            cells += [f"[{number}]", f"[{q.kind}]", f"[{_escape(key)}]", f"[{_escape(accepted)}]"]
+        parts.append(f"#block(breakable: false, width: 100%)[*{_escape(student.id)}*{shown}\n"
+                     f"#table(columns: (auto, auto, 1fr, 1.3fr), inset: 2.5pt, stroke: 0.4pt, "
+                     f"[*Q*], [*Kind*], [*Key*], [*Accepted*], {', '.join(cells)})]")
     return "\n".join(parts)
 
 
@@ -548,7 +630,6 @@ def _saved(pdf) -> bytes:
 
 
 CHUNK = 250  # students per typst compilation: fewer compilations share more, but memory grows with each
-KINDS = (("papers", False, "all_papers.pdf"), ("keys", True, "all_keys.pdf"))
 # The class goes to HELPERS processes, each started as soon as its share of the papers exists,
 # so typesetting begins while the rest is still being generated; on 2 cores, 4 shares of 300
 # students finished in 17.5 s where 2 took 19.6 s and 6 took 20 s (bench/bench_problemsets.py).
@@ -557,20 +638,21 @@ NICENESS = 5  # helpers yield to the process that generates the shares and write
 
 
 class Typesetting:
-    """The class's papers and keys being typeset as PDF by helper processes while the caller
-    writes everything else. The caller adds the class in shares, one per helper, as soon as
-    each share's papers exist; a helper compiles its share's papers, then its keys (in
-    chunks of CHUNK students), cutting each compilation into one PDF per student. `wait`
-    joins the parts into OUT/all_papers.pdf and OUT/all_keys.pdf."""
+    """Documents typeset as PDF by helper processes while the caller writes everything else.
+    `add` starts a helper on a share of the class (compiled in chunks of CHUNK students, each
+    cut into FOLDER/<id>.pdf), `add_whole` one on a single document; `wait` joins the shares'
+    parts into one PDF per name given to `add` and moves each whole document into place."""
 
-    def __init__(self, spec, slots, out: Path):
+    def __init__(self, out: Path):
         import tempfile
 
-        self.spec, self.slots, self.out = spec, slots, Path(out)
+        self.out = Path(out)
         self._tmp = tempfile.TemporaryDirectory(prefix="quizforge-typst-")
         self.work = Path(self._tmp.name)
-        self.chunks: list = []
-        self.helpers: list = []   # (the chunk numbers it typesets, its process)
+        self.helpers: list = []   # [jobs, how to write them again with plain math, students, process]
+        self.parts: dict[str, list[Path]] = {}     # a joined PDF's name -> its parts, in order
+        self.wholes: list[tuple[Path, Path]] = []  # (compiled, where it goes)
+        self.sources = 0
 
     @staticmethod
     def shares(students: list) -> list[list]:
@@ -578,50 +660,75 @@ class Typesetting:
         size = max(1, -(-len(students) // HELPERS))
         return [students[i:i + size] for i in range(0, len(students), size)]
 
-    def add(self, share: list) -> None:
-        """Start typesetting a share of the class (its papers, in roll order after earlier shares)."""
-        numbers = []
-        for i in range(0, len(share), CHUNK):
-            numbers.append(len(self.chunks))
-            self.chunks.append(share[i:i + CHUNK])
-        self.helpers.append((numbers, self._start(numbers, plain_math=False)))
+    def add(self, name: str | None, papers: list, folder: Path, source_of) -> None:
+        """Typeset PAPERS (a share of the class) with SOURCE_OF(chunk, plain_math) into
+        FOLDER/<id>.pdf; their parts join into OUT/NAME unless NAME is None."""
+        chunks = [papers[i:i + CHUNK] for i in range(0, len(papers), CHUNK)]
+        base, self.sources = self.sources, self.sources + len(chunks)
 
-    def _write(self, n: int, kind: str, with_answer: bool, plain_math: bool) -> list[str]:
-        """A job for a helper: the source to compile, the folder for its students, the PDF of the part."""
-        source = self.work / f"{kind}-{n}.typ"
-        source.write_text(class_source(self.spec, self.slots, self.chunks[n], with_answer, plain_math), "utf-8")
-        return [str(source), str(self.out / kind), str(self.work / f"{kind}-{n}.pdf")]
+        def write(plain_math: bool) -> list[str]:
+            jobs = []
+            for k, chunk in enumerate(chunks):
+                source = self.work / f"{base + k}.typ"
+                source.write_text(source_of(chunk, plain_math), "utf-8")
+                jobs += [str(source), str(folder), str(self.work / f"{base + k}.pdf")]
+            return jobs
 
-    def _start(self, numbers: list[int], plain_math: bool):
-        """A helper process typesetting the papers, then the keys, of the chunks NUMBERS."""
+        if name is not None:
+            self.parts.setdefault(name, []).extend(self.work / f"{base + k}.pdf" for k in range(len(chunks)))
+        self._start(write, len(papers))
+
+    def add_whole(self, into: Path, source_of) -> None:
+        """Typeset one document, SOURCE_OF(plain_math), into INTO (no cutting)."""
+        n, self.sources = self.sources, self.sources + 1
+        source, pdf = self.work / f"{n}.typ", self.work / f"{n}.pdf"
+
+        def write(plain_math: bool) -> list[str]:
+            source.write_text(source_of(plain_math), "utf-8")
+            return [str(source), "-", str(pdf)]
+
+        self.wholes.append((pdf, into))
+        self._start(write, 0)
+
+    def _start(self, write, students: int) -> None:
+        self.helpers.append([write, students, self._spawn(write(False))])
+
+    @staticmethod
+    def _spawn(jobs: list[str]):
         import os
         import subprocess
         import sys
 
-        jobs = [self._write(n, kind, with_answer, plain_math) for n in numbers for kind, with_answer, _ in KINDS]
-        command = [sys.executable, "-m", "quizforge.problemsets.typeset", *(part for job in jobs for part in job)]
+        command = [sys.executable, "-m", "quizforge.problemsets.typeset", *jobs]
         # One thread each: the helpers already outnumber the cores, so typst's own threads would only contend.
         env = {**os.environ, "RAYON_NUM_THREADS": "1"}
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
-    def wait(self) -> None:
+    def wait(self, progress=None) -> None:
+        """Wait for every helper; PROGRESS(students done) is told as each share is done."""
+        done = 0
         try:
-            for i, (numbers, helper) in enumerate(self.helpers):
+            for entry in self.helpers:
+                write, students, helper = entry
                 _, error = helper.communicate()
                 if helper.returncode == UNTRANSLATED:
                     # A formula typst refused: set this share's math as plain text rather than not at all.
-                    helper = self._start(numbers, plain_math=True)
-                    self.helpers[i] = (numbers, helper)   # so that close() stops it too
+                    entry[2] = helper = self._spawn(write(True))   # so that close() stops it too
                     _, error = helper.communicate()
                 if helper.returncode != 0:
                     raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
-            for kind, _, everyone in KINDS if self.chunks else ():
-                join([self.work / f"{kind}-{n}.pdf" for n in range(len(self.chunks))], self.out / everyone)
+                done += students
+                if progress is not None:
+                    progress(done)
+            for name, parts in self.parts.items():
+                join(parts, self.out / name)
+            for pdf, into in self.wholes:
+                into.write_bytes(pdf.read_bytes())
         finally:
             self.close()
 
     def close(self) -> None:
-        for _, helper in self.helpers:
+        for _, _, helper in self.helpers:
             if helper.poll() is None:
                 helper.kill()
                 helper.wait()
@@ -631,18 +738,19 @@ class Typesetting:
 UNTRANSLATED = 3  # the helper's exit status when typst refused a document
 
 
-def typeset_share(jobs: list[tuple[Path, Path, Path]]) -> None:
-    """For each (source, folder, share): compile the source, cut it into FOLDER/<id>.pdf, and
-    keep the whole as SHARE, the part it gives of the class's PDF."""
+def typeset_share(jobs: list[tuple[Path, str, Path]]) -> None:
+    """For each (source, folder, part): compile the source, cut it into FOLDER/<id>.pdf (unless
+    FOLDER is "-"), and keep the whole as PART."""
     for source, folder, share in jobs:
         whole, starts = compile_class(source)
-        for sid, data in cut(whole, starts).items():
-            (folder / f"{sid}.pdf").write_bytes(data)
+        if folder != "-":
+            for sid, data in cut(whole, starts).items():
+                (Path(folder) / f"{sid}.pdf").write_bytes(data)
         share.write_bytes(whole)
 
 
 def _helper_main(argv: list[str]) -> int:
-    """python -m quizforge.problemsets.typeset (SOURCE FOLDER SHARE)...: one helper of Typesetting."""
+    """python -m quizforge.problemsets.typeset (SOURCE FOLDER PART)...: one helper of Typesetting."""
     import os
     import sys
 
@@ -651,9 +759,8 @@ def _helper_main(argv: list[str]) -> int:
     # Yield to the process still generating the class: the sooner it hands out every share,
     # the sooner every helper is typesetting; once it is done, the helpers have the cores.
     os.nice(NICENESS)
-    paths = [Path(a) for a in argv]
     try:
-        typeset_share([tuple(paths[i:i + 3]) for i in range(0, len(paths), 3)])
+        typeset_share([(Path(argv[i]), argv[i + 1], Path(argv[i + 2])) for i in range(0, len(argv), 3)])
     except typst.TypstError as error:
         print(f"typst: {error}", file=sys.stderr)
         return UNTRANSLATED

@@ -1,0 +1,105 @@
+"""Per-student PDFs after the exam: answer keys on request (`quiz set keys`) and return
+sheets (`quiz set grade`), typeset from the set folder that `quiz set make` wrote.
+
+A return sheet is a student's key with what they wrote above each question's key: their
+answer (or what was received and why it was not graded), its marks and why, then the key
+and accepted range, the worked solution and why each option is right or wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from quizforge.errors import InputError
+
+
+def printed_set(folder: Path, cache: dict | None = None):
+    """(spec, slots, papers) of a set folder, each paper's questions regenerated from its IDs."""
+    from quizforge.bank.registry import question as regenerate
+    from quizforge.problemsets.roster import Student
+    from quizforge.problemsets.spec import SetSpec
+    from quizforge.problemsets.variants import Paper, Slot
+
+    cache = {} if cache is None else cache
+    try:
+        record = json.loads((folder / "set.json").read_text(encoding="utf-8"))
+        spec = SetSpec(record["title"], record["instructions"], record["duration"], record["seed"], ())
+        slots = [Slot(s["number"], s["section"], s["template"]) for s in record["slots"]]
+        students = [(Student(s["id"], s.get("name", "")), s["questions"]) for s in record["students"]]
+    except FileNotFoundError:
+        raise InputError(f"{folder}: no set.json here; point at a folder made by `quiz set make`") from None
+    except KeyError as exc:
+        raise InputError(f"{folder}/set.json has no {exc.args[0]!r} (an older quizforge made it): make the set "
+                         "again to typeset from it, or grade with --no-pdf") from None
+    except (OSError, ValueError, TypeError):
+        raise InputError(f"{folder}/set.json is not one `quiz set make` wrote") from None
+    papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q)) for q in ids))
+              for student, ids in students]
+    return spec, slots, papers
+
+
+def chosen(papers: list, ids: list[str]) -> list:
+    """The papers of the roll numbers IDS (whatever their case), in roll order; all for none."""
+    if not ids:
+        return papers
+    by_folded = {p.student.id.casefold(): p for p in papers}
+    unknown = [i for i in ids if i.strip().casefold() not in by_folded]
+    if unknown:
+        raise InputError(f"no student {unknown[0]!r} in this set ({len(papers)} students, "
+                         f"from {papers[0].student.id} to {papers[-1].student.id})")
+    wanted = {i.strip().casefold() for i in ids}
+    return [p for p in papers if p.student.id.casefold() in wanted]
+
+
+def typeset_class(spec, slots, papers: list, kind: str, out: Path, returned: dict | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  before_waiting: Callable[[], None] | None = None):
+    """OUT/<id>.pdf for each paper, as KIND ("key" or "return") in the typst helpers;
+    BEFORE_WAITING runs here while they work; PROGRESS(done, total) counts the students typeset."""
+    from quizforge.problemsets import typeset
+
+    out.mkdir(parents=True, exist_ok=True)
+    typesetting = typeset.Typesetting(out)
+    try:
+        source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, kind, plain, returned)  # noqa: E731
+        for share in typeset.Typesetting.shares(papers):
+            typesetting.add(None, share, out, source)
+        if before_waiting is not None:
+            before_waiting()
+    except BaseException:
+        typesetting.close()
+        raise
+    if progress is not None:
+        progress(0, len(papers))
+    typesetting.wait(None if progress is None else lambda done: progress(done, len(papers)))
+
+
+def write_keys(folder: Path, ids: list[str], out: Path | None = None,
+               progress: Callable[[int, int], None] | None = None) -> dict:
+    """The answer keys of IDS (everyone when none) as PDF: OUT (default FOLDER/keys)/<id>.pdf."""
+    spec, slots, papers = printed_set(folder)
+    wanted = chosen(papers, ids)
+    out = out or folder / "keys"
+    typeset_class(spec, slots, wanted, "key", out, progress=progress)
+    return {"keys": len(wanted), "out": str(out)}
+
+
+def returned_answers(questions: list, verdicts: dict, unread: dict, dropped: set, notes: dict) -> dict:
+    """What a student's return sheet says above each question's key (typeset.Returned by number)."""
+    from quizforge.problemsets.responses import marks_text, mistake_sentence
+    from quizforge.problemsets.typeset import Returned
+
+    said = {}
+    for n, q in enumerate(questions, 1):
+        v, note = verdicts.get(n), f" ({notes[n]})" if n in notes else ""
+        received = f"Received {unread[n][0]!r}, not graded: {unread[n][1]}." if n in unread else ""
+        if n in dropped:
+            said[n] = Returned("", "0", "Dropped from the set: no marks either way." + note)
+        elif v is None:
+            said[n] = Returned(unread[n][0] if n in unread else "", "0", (received or "Not answered.") + note)
+        else:
+            said[n] = Returned(v.given, marks_text(v.marks, signed=round(v.marks, 2) != 0),
+                               " ".join(filter(None, [v.feedback + mistake_sentence(v), received])) + note)
+    return said
