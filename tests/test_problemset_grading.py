@@ -369,7 +369,7 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
     book = _book(tmp_path / "quiz1" / "graded")
     assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
-    assert "57.67M" in reject["reason"] and "significant figures" in reject["reason"]
+    assert "10.49M" in reject["reason"] and "significant figures" in reject["reason"]
 
 
 def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp_path):
@@ -402,11 +402,11 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
-    assert "- Q4: also accepted: '1811939328' for 21CS002" in report
-    assert "- Q6: graded '57671680' for 21CS003 (the paper says 57,671,680; the spreadsheet cut it to 57.67M): " \
+    assert "- Q4: also accepted: '12587008' for 21CS002" in report
+    assert "- Q6: graded '10485760' for 21CS003 (the paper says 10,485,760; the spreadsheet cut it to 10.49M): " \
            "1 student changed" in report
     feedback = (out / "feedback" / "21CS003.md").read_text(encoding="utf-8")
-    assert "received '57.67M', not graded: '57.67M' gives only 4 significant figures" in feedback
+    assert "received '10.49M', not graded: '10.49M' gives only 4 significant figures" in feedback
 
 
 @pytest.mark.parametrize("end", ["low", "high"])
