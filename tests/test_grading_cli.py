@@ -136,8 +136,9 @@ def test_grade_junit_and_table_for_a_syntax_error(run_quiz, tmp_path):
     root = ET.fromstring(out)
     assert int(root.get("failures")) == int(root.get("tests")) > 0
     assert root.find("testcase/failure").get("message") == "syntax error: expected ':' (line 1)"
-    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
-    assert code == 0 and "syntax error: expected ':' (line 1)" in out and "total" in out
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert (code, out) == (2, "")   # on the terminal: one line, before any grading (issue 34 item 13)
+    assert err == f"error: {path}: syntax error: expected ':' (line 1); nothing was graded\n"
 
 
 @pytest.mark.parametrize("args, message", [

@@ -57,6 +57,14 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
       quiz grade mha.py --challenge multi_head_attention --memory-limit 1GiB --time-limit 60
       quiz grade softmax.py --challenge softmax --seed 2718281828   (the same inputs again)
     """
+    if submission is not None and batch_dir is None and output_format == "table":
+        from quizforge.grading.source_file import runnable_source
+
+        # On the terminal, a file with nothing to run is one line before anything is loaded; json and
+        # junit still carry every test as failed, which is what an autograder's platform shows a student.
+        source = runnable_source(submission)
+    else:
+        source = None
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
     from quizforge.challenges import load_challenge
@@ -93,7 +101,8 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
                 progress.step(f"grading {submission.name}: running the hidden suite: test {n} of {total}")
 
             result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test, seed=seed_value)
+                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test, seed=seed_value,
+                           source=source)
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None
