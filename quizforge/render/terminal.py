@@ -6,6 +6,7 @@ import os
 import sys
 
 from rich.console import Console
+from rich.text import Text
 
 
 def console() -> Console:
@@ -28,12 +29,20 @@ class Progress:
             self._stream = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
         except (AttributeError, OSError, ValueError):
             self._stream = None
-        console = Console(file=self._stream, highlight=False) if self._stream is not None else err
+        # The width is read from the terminal itself: rich asks fds 0-2, which pytest points at
+        # files, and a spinner drawn 80 wide in 40 columns wraps and leaves its frames behind.
+        console = err
+        if self._stream is not None:
+            try:
+                width = os.get_terminal_size(self._stream.fileno()).columns
+            except OSError:
+                width = err.width
+            console = Console(file=self._stream, highlight=False, width=width)
         self._status = console.status("", spinner="dots")
 
     def step(self, text: str) -> None:
-        if self._status is not None:
-            self._status.update(text)
+        if self._status is not None:   # one line, whatever its length: a wrapped spinner cannot clear itself
+            self._status.update(Text(text, no_wrap=True, overflow="ellipsis"))
 
     def __enter__(self) -> "Progress":
         if self._status is not None:
