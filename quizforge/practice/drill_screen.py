@@ -61,7 +61,10 @@ class DrillScreen:
                 if self.drill.phase == "asking":
                     line = self.reader.read(ANSWER_PROMPT, status=self._status)
                     line = complete(self.drill.current.question, line,
-                                    lambda prompt: self.reader.read(prompt, status=self._status))
+                                    lambda prompt: self.reader.read(prompt, status=self._status),
+                                    lambda key: key in KEYS, self._say)
+                    if line is None:   # the matrix was cancelled: ask for the answer again
+                        continue
                 else:
                     line = self.reader.read(NEXT_PROMPT)
                 action = action_for(line, self.drill.phase)
@@ -70,6 +73,9 @@ class DrillScreen:
             return last
         finally:
             self.drill.close()   # Ctrl-C or an error: the session is ended, not left open
+
+    def _say(self, text: str) -> None:
+        self.console.print(Text(text, style="yellow"))
 
     def _status_line(self, number: int) -> Callable[[], str]:
         drill = self.drill
