@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Callable
 
 from quizforge.challenges import Challenge, load_challenge, seeds
-from quizforge.errors import InputError
 from quizforge.grading import forbidden
 from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
 from quizforge.grading.limits import DEFAULT_MEMORY, Limits, parse_size
 from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import SandboxPolicy
-from quizforge.grading.source_file import parse, read_submission, runnable_source  # noqa: F401 (re-exported)
+from quizforge.grading.source_file import parse, read_submission
 from quizforge.grading.submission import SubmissionError
 from quizforge.threads import single_thread
 
