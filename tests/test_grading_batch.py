@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from grading_support import NO_SANDBOX, namespaces_available
+from signal_support import sigint_as_usual
 from quizforge.challenges import load_challenge
 from quizforge.grading.batch import find_submissions
 from quizforge.grading.sandbox import descendants
@@ -183,7 +184,7 @@ def test_ctrl_c_clears_the_spinner_and_says_interrupted(tmp_path, batch):
     out = tmp_path / "out"
     target = ["--batch", str(folder), "-o", str(out)] if batch else [str(folder / "ada.py")]
     child = pexpect.spawn(sys.executable, ["-m", "quizforge", "grade", *target, "--challenge", "softmax"],
-                          cwd=str(REPO), timeout=60, dimensions=(24, 200))
+                          cwd=str(REPO), timeout=60, dimensions=(24, 200), preexec_fn=sigint_as_usual)
     child.expect("grading softmax" if batch else "starting the sandbox")
     time.sleep(1.5)
     child.sendintr()

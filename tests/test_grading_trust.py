@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from grading_support import NO_SANDBOX, grade_unchecked, namespaces_available, write_submission
+from signal_support import sigint_as_usual
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading import sandbox as sandbox_module
 from quizforge.grading.grade import grade
@@ -210,7 +211,8 @@ HANG = "def softmax(x, dim=-1):\n    while True:\n        pass\n"
 def _start_grading(path: Path, *extra: str) -> tuple[subprocess.Popen, list[int]]:
     """Start `quiz grade` on a hanging submission; return it once its worker is spinning."""
     judge = subprocess.Popen([sys.executable, "-m", "quizforge", "grade", str(path), "--challenge", "softmax", *extra],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, text=True,
+                             preexec_fn=sigint_as_usual)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         tree = descendants(judge.pid)
