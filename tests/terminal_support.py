@@ -19,16 +19,25 @@ from pathlib import Path
 QUIZ = [sys.executable, "-m", "quizforge"]
 
 
+def screen_lines(drawn: str) -> str:
+    """Roughly what a terminal shows for `drawn`: escapes removed, and on each line only what
+    was written after its last carriage return (a spinner redraws its line that way)."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn).replace("\r\n", "\n")
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
 def in_pty(args: list[str], columns: int, home: Path, input_text: str = "", timeout: float = 120,
            rows: int = 40) -> tuple[int, str]:
     """Run `quiz ARGS` on a pty `columns` wide; type `input_text`; (exit status, everything drawn)."""
     pid, fd = pty.fork()
-    if pid == 0:
-        os.environ.update(QUIZFORGE_HOME=str(home), NO_COLOR="1", TERM="xterm-256color")
-        os.environ.pop("COLUMNS", None)
-        os.environ.pop("LINES", None)
-        os.execv(sys.executable, [*QUIZ, *args])
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    if pid == 0:   # sized here, before anything runs that could ask for the size
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        # An explicit environment: readline, once imported, sets COLUMNS in the C one behind os.environ.
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        env.update(QUIZFORGE_HOME=str(home), NO_COLOR="1", TERM="xterm-256color")
+        os.execve(sys.executable, [*QUIZ, *args], env)
     if input_text:
         os.write(fd, input_text.encode())
     chunks, deadline = [], time.monotonic() + timeout

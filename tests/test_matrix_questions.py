@@ -97,17 +97,17 @@ def test_quiz_check_names_the_wrong_entries_and_the_mistake(run_quiz):
     verdict = json.loads(out)
     assert code == 0 and verdict["correct"] is False and verdict["marks"] == 0.0
     assert verdict["misconception"]["tag"] == "mask-transposed"
-    assert "12 of 16 entries are wrong (row, column): (1, 2), (1, 3), (1, 4)" in verdict["feedback"]
+    assert "12 of 16 entries are wrong (row, column): (1,2), (1,3), (1,4)" in verdict["feedback"]
     # one wrong entry: named alone, and all or nothing (GATE's NAT marking)
     slip = [row[:] for row in MASK_ROWS]
     slip[2][3] = 1
     code, out, _ = run_quiz("check", MASK, rows_text(slip), "--json")
     verdict = json.loads(out)
-    assert verdict["feedback"] == "Not quite: 1 of 16 entries is wrong (row, column): (3, 4)."
+    assert verdict["feedback"] == "Not quite: 1 of 16 entries is wrong (row, column): (3,4)."
     assert verdict["marks"] == 0.0 and verdict["misconception"] is None
     # the terminal verdict says the same and shows the key
     code, out, _ = run_quiz("check", MASK, rows_text(slip))
-    assert code == 0 and "✗" in out and "(3, 4)" in out and "[[1, 0, 0, 0], [1, 1, 0, 0]" in out
+    assert code == 0 and "✗" in out and "(3,4)" in out and "[[1, 0, 0, 0], [1, 1, 0, 0]" in out
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -147,7 +147,7 @@ def test_a_cached_decoding_mask_is_the_lower_triangle_shifted_right():
     assert "$n_q = 2$ new queries" in q.prompt and "$n_k = 4$" in q.prompt
     assert grade(q, "1 1 1 0; 1 1 1 1").correct
     verdict = grade(q, "1 0 0 0; 1 1 0 0")
-    assert verdict.misconception.tag == "top-left-aligned" and "(1, 2), (1, 3)" in verdict.feedback
+    assert verdict.misconception.tag == "top-left-aligned" and "(1,2), (1,3)" in verdict.feedback
 
 
 def _weights_by_hand(q) -> list[list[float]]:
@@ -175,7 +175,7 @@ def test_weights_matrix_is_graded_entry_by_entry_with_the_gate_range():
     off = [[str(x) for x in row] for row in key]
     off[1][2] = str(Fraction(off[1][2]) + Fraction(2, 100))
     verdict = grade(q, rows_text(off))
-    assert not verdict.correct and "1 of 16 entries is wrong (row, column): (2, 3)" in verdict.feedback
+    assert not verdict.correct and "1 of 16 entries is wrong (row, column): (2,3)" in verdict.feedback
     # transposed, and softmax down each column: both told apart and named
     transposed = [[key[j][i] for j in range(4)] for i in range(4)]
     assert grade(q, rows_text(transposed)).misconception.tag == "weights-transposed"
@@ -293,7 +293,7 @@ def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path,
     assert f"expected a {n}×{n} matrix ({n} rows of {n} entries), got 2×5" in " ".join(text.split())
     assert [p for p in typist.prompts if p.startswith("row ")] == [f"row {r} of {n} › " for r in range(2, n + 1)]
     retry = " ".join(text.split())
-    assert "One more try" in retry and "(row, column): (1, 2)" in retry and "the transpose" in retry
+    assert "One more try" in retry and "(row, column): (1,2)" in retry and "the transpose" in retry
     assert "✓ Correct." in text and "Answer" in text
     assert attempt["outcome"] == "correct" and attempt["tries"] == 2
     assert_whole(text, _entries(q), width)
@@ -518,7 +518,7 @@ def test_the_readme_sentences_on_matrix_answers_hold():
     q = question("matrices.attention_weights-0003")        # a 2×2 key: [[1.00, 0.00], [0.11, 0.89]]
     verdicts = [grade(q, text) for text in (forms[0], forms[1], "1 0\n1 1")]
     assert {v.given for v in verdicts} == {"[[1, 0], [1, 1]]"}
-    assert all(v.feedback == verdicts[0].feedback and "(2, 1) and (2, 2)" in v.feedback for v in verdicts)
+    assert all(v.feedback == verdicts[0].feedback and "(2,1) and (2,2)" in v.feedback for v in verdicts)
     assert grade(q, "[[1, 0], [0.11, 0.89]]").correct
 
 

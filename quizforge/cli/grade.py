@@ -13,7 +13,7 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 FORMATS = ("table", "json", "junit")
 
 
-@cli.command("grade", short_help="Grade a submission, or a folder of them, against a coding challenge.")
+@cli.command("grade", short_help="Grade code against a coding challenge.")
 @click.argument("submission", type=click.Path(path_type=Path), required=False)
 @click.option("--challenge", "challenge_id", required=True, metavar="ID",
               help="The challenge to grade against (see `quiz challenges list`).")

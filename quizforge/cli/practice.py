@@ -36,7 +36,7 @@ def _resume(text: str | None) -> bool | str:
     return True if text == "last" else text
 
 
-@cli.command()
+@cli.command(short_help="Drill, GATE mock or interview practice.")
 @click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
 @click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,

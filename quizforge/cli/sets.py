@@ -14,7 +14,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-@cli.group("set")
+@cli.group("set", short_help="Problem sets for a class.")
 def problem_set() -> None:
     """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
 
@@ -39,13 +39,17 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                             progress=progress)
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
+    from quizforge.render import console
+    from quizforge.render.terminal import say
+
+    out_console = console()
     formats = "Markdown" if no_pdf else "Markdown and PDF"
-    click.echo(f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
-               f"({_plural(made['marks'], 'mark')}) in {made['out']}: "
-               f"papers/ and keys/ ({formats}), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
-               "canvas_qti12.zip, lms_report.md")
-    per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
-    click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")
+    say(out_console, f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
+                     f"({_plural(made['marks'], 'mark')}) in {made['out']}:",
+        items=[f"papers/ and keys/ ({formats})", "keys.csv", "keys.json", "moodle.xml", "quiz.gift", "qti21.zip",
+               "canvas_qti12.zip", "lms_report.md"], separator=", ")
+    say(out_console, f"Different questions per slot (of {made['students']} papers):",
+        items=[f"Q{v.slot.number} {v.distinct}" for v in made["variety"]])
     for v in made["variety"]:
         if v.shared:
             click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) has {v.distinct} different "

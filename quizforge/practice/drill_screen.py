@@ -130,7 +130,8 @@ class DrillScreen:
             elif isinstance(event, engine.Rated):
                 out.print(f"rated {event.rating} · {event.seconds:.0f} s", style="dim")
             elif isinstance(event, engine.NothingToAsk):
-                out.print(nothing_to_ask_line(event, self.drill.clock()), soft_wrap=True)   # one line, unwrapped
+                # one line on a pipe; on a terminal wrapped at spaces, never cut mid-word by the terminal
+                out.print(nothing_to_ask_line(event, self.drill.clock()), soft_wrap=not out.is_terminal)
                 last = event
             elif isinstance(event, engine.SessionOver):
                 out.print(drill_summary_view(event, self.drill.clock()))
