@@ -53,10 +53,11 @@ class DrillScreen:
         self.console = console
         self._status: Callable[[], str] | None = None
 
-    def run(self) -> engine.SessionOver | engine.NothingToAsk:
-        """Play the session to its end; returns its last event (the summary, or why nothing was asked)."""
+    def run(self, started: list | None = None) -> engine.SessionOver | engine.NothingToAsk:
+        """Play the session to its end; returns its last event (the summary, or why nothing was asked).
+        `started`: what drill.start() gave, where the caller started it (behind a progress spinner)."""
         try:
-            last = self._draw(self.drill.start())
+            last = self._draw(self.drill.start() if started is None else started)
             while self.drill.phase != "over":
                 if self.drill.phase == "asking":
                     line = self.reader.read(ANSWER_PROMPT, status=self._status)
