@@ -132,3 +132,18 @@ def test_the_tmux_pane_helper_sees_what_was_drawn(tmp_path):
     with TmuxPane("printf 'one\\ntwo\\n'", 40, tmp_path) as pane:
         text = pane.wait_for("__EXIT")
     assert text.splitlines()[:3] == ["one", "two", "__EXIT 0"]
+
+
+def test_the_readme_says_what_these_tests_check():
+    readme = " ".join((REPO / "README.md").read_text("utf-8").split())
+    assert ("An empty file, a binary one or a syntax error is refused in one line (exit 2) before the sandbox "
+            "starts; with `--format json` or `junit` it is a result instead, every test failed with the reason"
+            in readme)   # test_nothing_to_run_is_one_line…, test_json_still_reports_a_syntax_error…
+    assert ("The result is a table where each message fits in three lines of its column with no word split, "
+            "and otherwise a few lines per test; a message several tests share is written once, as a note "
+            "under them (\"see note 1\")." in readme)   # test_the_table_is_drawn_only…, test_thirteen_identical…
+    assert grade_view.LINES_PER_ROW == 3
+    assert ("a command such as h or q works at every row prompt, an empty row cancels the matrix and says "
+            "so, and a row that is not a row of the matrix is named as typed and asked for again" in readme)
+    assert ("On a terminal, a spinner on stderr names what `quiz practice` is preparing until the first "
+            "question is drawn" in readme)   # tests/test_practice_progress.py
