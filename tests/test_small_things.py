@@ -258,16 +258,19 @@ def test_make_set_reports_each_paper_then_each_step(tmp_path):
 
 # --- grader output ---------------------------------------------------------
 
-def test_a_syntax_error_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+def test_a_shared_failure_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+    """(A syntax error is now refused before grading: tests/test_grade_terminal.py. A forbidden call
+    still fails every test for one reason.)"""
     monkeypatch.setenv("COLUMNS", "120")
     path = tmp_path / "softmax.py"
-    path.write_text("def softmax(x, dim=-1)\n    return x\n")
+    path.write_text("import torch\n\n\ndef softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n")
     code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
+    reason = "line 5: torch.softmax is forbidden in this challenge"
     assert code == 0
-    assert out.count("syntax error: expected ':' (line 1)") == 1
-    assert out.index("Every test failed for one reason: syntax error: expected ':' (line 1)") < out.index("total")
+    assert out.count(reason) == 1
+    assert out.index(f"Every test failed for one reason: {reason}") < out.index("total")
     rows = [line for line in out.splitlines() if "│ failed " in line]
-    assert len(rows) > 1 and all("syntax error" not in row for row in rows)
+    assert len(rows) > 1 and all("forbidden" not in row for row in rows)
 
 
 def test_different_failures_stay_in_their_rows():

@@ -57,6 +57,9 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
       quiz grade mha.py --challenge multi_head_attention --memory-limit 1GiB --time-limit 60
       quiz grade softmax.py --challenge softmax --seed 2718281828   (the same inputs again)
     """
+    from quizforge.challenges import load_challenge
+
+    challenge = load_challenge(challenge_id)   # an unknown one is named first, with a suggestion
     if submission is not None and batch_dir is None and output_format == "table":
         from quizforge.grading.source_file import runnable_source
 
@@ -67,7 +70,6 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
         source = None
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
-    from quizforge.challenges import load_challenge
     from quizforge.cli import grade_view
     from quizforge.grading import results
     from quizforge.grading.grade import grade
@@ -75,7 +77,6 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     from quizforge.render import Progress
 
     stop_cleanly_on_sigterm()
-    challenge = load_challenge(challenge_id)
     if (submission is None) == (batch_dir is None):
         raise click.UsageError("give either a SUBMISSION file or --batch DIR")
     if batch_dir is not None:
