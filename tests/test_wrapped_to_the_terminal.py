@@ -103,3 +103,12 @@ def test_nothing_to_ask_is_wrapped_at_spaces_in_a_terminal(tmp_path, width):
                                       "no review is scheduled yet")
     words = said.split()
     assert_whole(said, [w for w in words if w != "·"], width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_practice_help_fits_the_terminal(tmp_path, width):
+    code, drawn = in_pty(["practice", "--help"], width, tmp_path)
+    text = _screen(drawn)
+    assert code == 0
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text
+    assert "h hint, s skip, e explain, q quit." in " ".join(text.split())

@@ -58,10 +58,11 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
              keyboard, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
-    \b
-    At the answer prompt:  h hint · s skip · e explain · q quit
-    In a mock:             n next · p previous · g N go to · m mark for review
-                           x clear · l palette · submit · q pause (resume later)
+    At the answer prompt: h hint, s skip, e explain, q quit.
+
+    In a mock: n next, p previous, g N go to, m mark for review, x clear,
+    l palette, submit, q pause (resume later).
+
     Answers can be piped on stdin, one per line, with the same keys.
     """
     from quizforge.practice.session import run_practice
