@@ -57,6 +57,12 @@ print(libc.unshare(flags if os.getuid() == 0 else flags | 0x10000000) == 0)
 """
 
 
+# Why a sandbox test is skipped where the sandbox cannot be built: it cannot run, so it is no pass.
+# (Grading's refusal there, naming the step that failed, is checked before each such skip.)
+NO_SANDBOX = ("this machine cannot build the grading sandbox (no user, pid, net or mount namespaces): "
+              "only grading's refusal was checked")
+
+
 def namespaces_available() -> bool:
     """Whether this machine lets the launcher create its namespaces (as it would try)."""
     out = subprocess.run([sys.executable, "-I", "-c", _NAMESPACE_PROBE], capture_output=True, text=True, timeout=30)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import namespaces_available, write_submission
+from grading_support import NO_SANDBOX, namespaces_available, write_submission
 from quizforge.challenges import challenge_ids
 from quizforge.cli import challenges as challenges_cli
 from quizforge.cli import grade_view
@@ -104,7 +104,7 @@ def test_unsafe_grading_is_labelled_in_every_format(run_quiz, tmp_path):
 
 def test_isolated_grading_reports_what_held_in_json(run_quiz, tmp_path):
     if not namespaces_available():
-        return  # covered by the refusal tests in test_grading_trust.py
+        pytest.skip(NO_SANDBOX)
     path = write_submission(tmp_path, "import torch\n\ndef softmax(x, dim=-1):\n    return x\n")
     code, out, err = run_quiz("grade", str(path), "--challenge", "softmax", "--format", "json")
     assert code == 0, err
@@ -136,8 +136,9 @@ def test_grade_junit_and_table_for_a_syntax_error(run_quiz, tmp_path):
     root = ET.fromstring(out)
     assert int(root.get("failures")) == int(root.get("tests")) > 0
     assert root.find("testcase/failure").get("message") == "syntax error: expected ':' (line 1)"
-    code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
-    assert code == 0 and "syntax error: expected ':' (line 1)" in out and "total" in out
+    code, out, err = run_quiz("grade", str(path), "--challenge", "softmax")
+    assert (code, out) == (2, "")   # on the terminal: one line, before any grading (issue 34 item 13)
+    assert err == f"error: {path}: syntax error: expected ':' (line 1); nothing was graded\n"
 
 
 @pytest.mark.parametrize("args, message", [

@@ -38,3 +38,16 @@ def test_readme_gives_the_cpu_only_line_and_ci_does_not_need_it():
 def test_every_bench_the_readme_names_exists():
     names = set(re.findall(r"bench/(\w+\.py)", (ROOT / "README.md").read_text()))
     assert names and all((ROOT / "bench" / n).is_file() for n in names), names
+
+
+def test_readme_says_how_long_the_suite_takes_and_what_the_browser_tests_need():
+    """Issue 34 item 14: a new user knows the suite's length, and that Chromium is needed."""
+    from browser_support import CHROMIUM, why_no_browser
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "The suite takes about 10 CPU-minutes" in readme
+    assert f"The browser tests drive Debian's Chromium at `{CHROMIUM}` (`sudo apt-get install chromium`" in readme
+    assert "`python -m pytest -rs` lists every skip with its reason" in readme
+    assert "apt-get install -y -q chromium" in (ROOT / ".ci" / "run").read_text()
+    reason = why_no_browser()
+    assert reason is None or "chromium" in reason.lower()   # a skip names what is missing

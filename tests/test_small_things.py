@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -257,16 +258,19 @@ def test_make_set_reports_each_paper_then_each_step(tmp_path):
 
 # --- grader output ---------------------------------------------------------
 
-def test_a_syntax_error_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+def test_a_shared_failure_is_said_once_above_the_grade_table(run_quiz, tmp_path, monkeypatch):
+    """(A syntax error is now refused before grading: tests/test_grade_terminal.py. A forbidden call
+    still fails every test for one reason.)"""
     monkeypatch.setenv("COLUMNS", "120")
     path = tmp_path / "softmax.py"
-    path.write_text("def softmax(x, dim=-1)\n    return x\n")
+    path.write_text("import torch\n\n\ndef softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n")
     code, out, _ = run_quiz("grade", str(path), "--challenge", "softmax")
+    reason = "line 5: torch.softmax is forbidden in this challenge"
     assert code == 0
-    assert out.count("syntax error: expected ':' (line 1)") == 1
-    assert out.index("Every test failed for one reason: syntax error: expected ':' (line 1)") < out.index("total")
+    assert out.count(reason) == 1
+    assert out.index(f"Every test failed for one reason: {reason}") < out.index("total")
     rows = [line for line in out.splitlines() if "│ failed " in line]
-    assert len(rows) > 1 and all("syntax error" not in row for row in rows)
+    assert len(rows) > 1 and all("forbidden" not in row for row in rows)
 
 
 def test_different_failures_stay_in_their_rows():
@@ -346,6 +350,20 @@ def test_calc_names_the_torch_import_before_it_starts(args, second_step):
     (("pe", "--pos", "-1", "--d-model", "4"), "error: --pos: -1 is out of range (allowed 0..1,000,000)"),
     (("attention", "--q", "[[1,0,0]]", "--k", "[[1,0]]", "--v", "[[1]]"),
      "error: Q has d_k=3 columns but K has 2 (QKᵀ needs the same d_k)"),
+    # issue 34 item 4: sizes torch would overflow on are refused before it is imported
+    (("params", "--arch", "encoder-layer", "--d-model", "100000000000000000000", "--n-heads", "8", "--d-ff", "2048"),
+     "error: --d-model: 100,000,000,000,000,000,000 is more than the 131,072 quizforge builds"),
+    (("params", "--arch", "mha", "--d-model", "4611686018427387904", "--n-heads", "8"),
+     "error: --d-model: 4,611,686,018,427,387,904 is more than the 131,072 quizforge builds"),
+    (("params", "gpt2", "--vocab", "9" * 30), f"error: --vocab: {int('9' * 30):,} is more than the 4,194,304 quizforge builds"),
+    (("params", "--arch", "ffn", "--d-model", "8", "--d-ff", str(2**20 + 1)),
+     "error: --d-ff: 1,048,577 is more than the 1,048,576 quizforge builds"),
+    (("flops", "gpt2", "--seq-len", "8", "--batch", str(2**63)),
+     "error: --batch: 9,223,372,036,854,775,808 is more than the 65,536 quizforge measures"),
+    (("kv-cache", "--arch", "llama", "--d-model", "131072", "--n-heads", "16384", "--d-ff", "8", "--vocab", "8",
+      "--seq-len", str(2**24)),
+     "error: --batch 1 of 16,777,216 tokens makes attention scores of 4.61e+18 entries, more than the 2.88e+17 "
+     "quizforge measures in one tensor; use a smaller --batch or --seq-len"),
 ])
 def test_calc_refuses_bad_sizes_without_importing_torch(args, message):
     assert _calc_probe(*args) == [message, "EXIT 2 | none"]
@@ -374,3 +392,18 @@ def test_a_batch_of_one_is_said_plainly(run_quiz):
     code, out, _ = run_quiz("ask", "memory.kv_cache-0006")
     assert code == 0 and "with a single sequence of 512 cached positions" in " ".join(out.split())
     assert "batch of 1 " not in " ".join(out.split())
+
+
+LARGEST_ALLOWED = ("--d-model", "131072", "--n-heads", "16", "--d-ff", "1048576", "--vocab", "4194304",
+                   "--n-layers", "1024", "--seq-len", "16777216", "--batch", "64", "--json")
+
+
+@pytest.mark.parametrize("args", [
+    ("flops", "--arch", "encoder-decoder", *LARGEST_ALLOWED),
+    ("kv-cache", "--arch", "llama", *LARGEST_ALLOWED),
+])
+def test_calc_measures_the_largest_sizes_it_allows(run_quiz, args):
+    """Issue 34 item 4: every bound is one torch can measure on 'meta' (no overflow, no real table)."""
+    code, out, err = run_quiz("calc", *args)
+    assert code == 0, err
+    assert json.loads(out)["closed_form_agrees"] is True

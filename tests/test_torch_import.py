@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+from signal_support import sigint_as_usual
+
 INTERRUPTED_DURING_IMPORT = textwrap.dedent("""
     import os, signal, sys, threading, time
     from quizforge.torch_import import import_torch
@@ -41,7 +43,7 @@ INTERRUPTED_DURING_IMPORT = textwrap.dedent("""
 
 def test_ctrl_c_during_the_torch_import_unwinds_at_once():
     done = subprocess.run([sys.executable, "-c", INTERRUPTED_DURING_IMPORT], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, preexec_fn=sigint_as_usual)
     # An interrupt inside torch's own import would abort the process (-6) or leave it half imported.
     assert done.returncode == 130, done.stderr[-2000:]
     interrupted, works = done.stdout.splitlines()

@@ -26,6 +26,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from practice_helpers import expected_marks, quiz_cmd, quiz_env, right_answer, wrong_answer
 from practice_helpers import run_quiz as run_quiz_process  # noqa: E402
+from signal_support import sigint_as_usual  # noqa: E402
 from quizforge.bank.registry import question  # noqa: E402
 from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
@@ -415,7 +416,7 @@ def test_browser_mock_from_the_command_opens_and_prints_its_url_and_pauses_on_ct
     browser = f"{sys.executable} -c \"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])\" %s"
     proc = subprocess.Popen(quiz_cmd("practice", "--mock", "gate", "--browser", "--questions", "3"),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=quiz_env(home, BROWSER=browser))
+                            env=quiz_env(home, BROWSER=browser), preexec_fn=sigint_as_usual)
     try:
         line = proc.stdout.readline()
         link = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/\?key=[A-Za-z0-9_-]+", line).group(0)

@@ -10,10 +10,35 @@ from quizforge.reference.config import ModelConfig
 NO_KV_CACHE = ("bert", "encoder-layer", "mha", "ffn", "layernorm", "rmsnorm")
 
 
+# Tokens per sequence and sequences per batch: far above any real run, and small enough that
+# the largest tensor measured (the attention scores) stays within torch's 64-bit sizes.
+MAX_TOKENS = 2**24
+MAX_BATCH = 2**16
+# Entries in the largest tensor measured: its bytes (4 an entry in fp32) must fit torch's 64-bit sizes.
+LARGEST_TENSOR = 2**58
+
+
 def check_positive(**values: int) -> None:
     for name, value in values.items():
         if not isinstance(value, int) or value <= 0:
             raise InputError(f"--{name.replace('_', '-')} must be a positive integer, got {value}")
+        most = MAX_BATCH if name == "batch" else MAX_TOKENS
+        if value > most:
+            raise InputError(f"{value:,} is more than the {most:,} quizforge measures", param=name)
+
+
+def check_tensor_sizes(cfg: ModelConfig, seq_len: int, batch: int, tgt_len: int | None = None) -> None:
+    """The largest activation (the attention scores, batch × heads × n × n, or batch × n by the
+    widest of d_ff, the vocabulary and d_model) must be a tensor torch can size."""
+    longest = max(seq_len, tgt_len or 0)
+    sizes = {"attention scores": cfg.n_heads * longest, "feed-forward activations": cfg.d_ff,
+             "logits": cfg.vocab_size, "hidden states": cfg.d_model}
+    what, widest = max(sizes.items(), key=lambda item: item[1])
+    entries = batch * longest * widest
+    if entries > LARGEST_TENSOR:
+        raise InputError(f"--batch {batch:,} of {longest:,} tokens makes {what} of {entries:.2e} entries, "
+                         f"more than the {LARGEST_TENSOR:.2e} quizforge measures in one tensor; "
+                         "use a smaller --batch or --seq-len")
 
 
 def check_positions(cfg: ModelConfig, seq_len: int, tgt_len: int | None) -> None:
@@ -37,3 +62,4 @@ def check_sizes(cfg: ModelConfig, seq_len: int, batch: int, tgt_len: int | None 
         if cfg.arch != "encoder-decoder":
             raise InputError("a target length only applies to encoder-decoder models", param="tgt_len")
     check_positions(cfg, seq_len, tgt_len)
+    check_tensor_sizes(cfg, seq_len, batch, tgt_len)

@@ -134,7 +134,7 @@ def _parse(text: str) -> Grid:
 
 
 def _positions(cells: list[tuple[int, int]]) -> str:
-    shown = [f"({r}, {c})" for r, c in cells[:MAX_LISTED]]
+    shown = [f"({r},{c})" for r, c in cells[:MAX_LISTED]]   # no space: a narrow terminal never splits one
     more = len(cells) - len(shown)
     if more:
         return ", ".join(shown) + f" and {more} more"

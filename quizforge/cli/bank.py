@@ -9,12 +9,12 @@ from quizforge.errors import InputError
 from quizforge.practice.open_papers import refuse_open_mock_question
 
 
-@cli.group()
+@cli.group(short_help="The question bank's templates.")
 def bank() -> None:
     """The question bank's templates."""
 
 
-@bank.command("list")
+@bank.command("list", short_help="List the templates.")
 @click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, concepts).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bank_list(topic, as_json) -> None:
@@ -48,7 +48,7 @@ def _seed(value: str | None) -> int | None:
     return seed
 
 
-@cli.command(short_help="Draw one question from the bank, a topic or a template, or show one by its ID.")
+@cli.command(short_help="Draw a question, or show one by its ID.")
 @click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE|QUESTION-ID]")
 @click.option("--seed", help="Question seed, 0..65535 (or hex, 0x7f3a); the same seed gives the same question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
@@ -91,10 +91,13 @@ def ask(selector, seed, as_json, as_markdown, with_answer, data_dir) -> None:
     if with_answer:
         console.print(solution_view(question))
     else:
-        console.print(f"[dim]Answer with: quiz check {question.id} ANSWER   ·   solution: quiz explain {question.id}[/]")
+        from quizforge.render.terminal import Commands
+
+        console.print(Commands(("Answer with", f"quiz check {question.id} ANSWER"),
+                               ("solution", f"quiz explain {question.id}")))
 
 
-@cli.command()
+@cli.command(short_help="A question's worked solution, by its ID.")
 @click.argument("question_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the question, answer and solution as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown with LaTeX math.")
@@ -128,7 +131,7 @@ def explain(question_id, as_json, as_markdown, data_dir) -> None:
 
 # A negative number is an answer, not a flag: '-0.737' goes to ANSWER instead of "No such option".
 # ANSWER takes every word left, so `quiz check ID -- -0.737 --json` and `quiz check ID 6 553 600` both work.
-@cli.command(short_help="Grade one answer (GATE marking) and name the mistake behind it.",
+@cli.command(short_help="Grade an answer; name the mistake behind it.",
              context_settings={"ignore_unknown_options": True})
 @click.argument("question_id")
 @click.argument("answer", nargs=-1, required=True)

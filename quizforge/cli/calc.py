@@ -15,7 +15,7 @@ DEVICE_CHOICES = ("cpu", "cuda", "meta")
 DTYPE_CHOICES = ("fp32", "fp16", "bf16", "int8")
 
 
-@cli.group()
+@cli.group(short_help="Parameter, FLOP and memory calculators.")
 def calc() -> None:
     """Calculators whose answers come from the reference transformer."""
 
@@ -144,7 +144,7 @@ def _show(report, as_json: bool, view: str) -> None:
 
 # --- quiz calc presets -----------------------------------------------------
 
-@calc.command("presets")
+@calc.command("presets", short_help="The built-in model presets.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def calc_presets(as_json: bool) -> None:
     """List the built-in model presets."""
@@ -160,7 +160,7 @@ def calc_presets(as_json: bool) -> None:
 
 # --- quiz calc params ------------------------------------------------------
 
-@calc.command("params")
+@calc.command("params", short_help="Parameter counts, per component.")
 @model_options
 def calc_params(preset, arch, device, as_json, **flags) -> None:
     """Count parameters, in total and per component.

@@ -12,7 +12,7 @@ from quizforge.errors import InputError
 STARTER_FILES = ("README.md", "starter.py", "test_public.py")
 
 
-@cli.group()
+@cli.group(short_help="Coding challenges to grade.")
 def challenges() -> None:
     """Coding challenges that `quiz grade` grades."""
 

@@ -10,7 +10,7 @@ import click
 from quizforge.cli import cli
 
 
-@cli.group("export")
+@cli.group("export", short_help="Autograders for course platforms.")
 def export() -> None:
     """Autograders for the platforms courses grade on."""
 

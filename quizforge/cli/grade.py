@@ -14,7 +14,7 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 FORMATS = ("table", "json", "junit")
 
 
-@cli.command("grade", short_help="Grade a submission, or a folder of them, against a coding challenge.")
+@cli.command("grade", short_help="Grade code against a coding challenge.")
 @click.argument("submission", type=click.Path(path_type=Path), required=False)
 @click.option("--challenge", "challenge_id", required=True, metavar="ID",
               help="The challenge to grade against (see `quiz challenges list`).")
@@ -58,9 +58,19 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
       quiz grade mha.py --challenge multi_head_attention --memory-limit 1GiB --time-limit 60
       quiz grade softmax.py --challenge softmax --seed 2718281828   (the same inputs again)
     """
+    from quizforge.challenges import load_challenge
+
+    challenge = load_challenge(challenge_id)   # an unknown one is named first, with a suggestion
+    if submission is not None and batch_dir is None and output_format == "table":
+        from quizforge.grading.source_file import runnable_source
+
+        # On the terminal, a file with nothing to run is one line before anything is loaded; json and
+        # junit still carry every test as failed, which is what an autograder's platform shows a student.
+        source = runnable_source(submission)
+    else:
+        source = None
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
-    from quizforge.challenges import load_challenge
     from quizforge.cli import grade_view
     from quizforge.grading import results
     from quizforge.grading.grade import grade
@@ -68,7 +78,6 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     from quizforge.render import Progress
 
     stop_cleanly_on_sigterm()
-    challenge = load_challenge(challenge_id)
     if (submission is None) == (batch_dir is None):
         raise click.UsageError("give either a SUBMISSION file or --batch DIR")
     if batch_dir is not None:
@@ -94,7 +103,8 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
                 progress.step(f"grading {submission.name}: running the hidden suite: test {n} of {total}")
 
             result = grade(submission, challenge, memory_limit=memory_limit, time_limit=time_limit,
-                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test, seed=seed_value)
+                           policy=SandboxPolicy(isolated=not unsafe), progress=on_test, seed=seed_value,
+                           source=source)
     except SandboxError as exc:
         raise click.ClickException(f"nothing was graded: {exc} (or, on a machine you trust, "
                                    "--unsafe-no-sandbox)") from None

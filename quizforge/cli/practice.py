@@ -37,7 +37,7 @@ def _resume(text: str | None) -> bool | str:
     return True if text == "last" else text
 
 
-@cli.command()
+@cli.command(short_help="Drill, GATE mock or interview practice.")
 @click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
 @click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,
@@ -66,10 +66,11 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
              interview, resume, browser, keyboard, name, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
-    \b
-    At the answer prompt:  h hint · s skip · e explain · q quit
-    In a mock:             n next · p previous · g N go to · m mark for review
-                           x clear · l palette · submit · q pause (resume later)
+    At the answer prompt: h hint, s skip, e explain, q quit.
+
+    In a mock: n next, p previous, g N go to, m mark for review, x clear,
+    l palette, submit, q pause (resume later).
+
     Answers can be piped on stdin, one per line, with the same keys.
     """
     from quizforge.practice.session import run_practice

@@ -14,7 +14,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-@cli.group("set")
+@cli.group("set", short_help="Problem sets for a class.")
 def problem_set() -> None:
     """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
 
@@ -39,18 +39,22 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                             progress=progress)
     except FolderNotEmpty as exc:
         raise InputError(f"{exc}; choose another folder or pass --force") from None
-    pdfs = "" if no_pdf else "papers/ as PDF, all_papers.pdf (to print double-sided), answer_book.pdf, "
-    click.echo(f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
-               f"({_plural(made['marks'], 'mark')}) in {made['out']}: "
-               f"papers/ and keys/ as Markdown, {pdfs}keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
-               "canvas_qti12.zip, lms_report.md")
+    from quizforge.render import console
+    from quizforge.render.terminal import say
+
+    out_console = console()
+    pdfs = [] if no_pdf else ["papers/ as PDF", "all_papers.pdf (to print double-sided)", "answer_book.pdf"]
+    say(out_console, f"{_plural(made['students'], 'paper')} of {_plural(made['questions'], 'question')} "
+                     f"({_plural(made['marks'], 'mark')}) in {made['out']}:",
+        items=["papers/ and keys/ as Markdown", *pdfs, "keys.csv", "keys.json", "moodle.xml", "quiz.gift",
+               "qti21.zip", "canvas_qti12.zip", "lms_report.md"], separator=", ")
     if made["unprintable"]:
         shown = ", ".join(made["unprintable"][:10]) + (" and more" if len(made["unprintable"]) > 10 else "")
         click.echo(f"warning: {_plural(len(made['unprintable']), 'name')} in a script the bundled fonts do not set "
                    f"(Latin, Greek, Cyrillic, Devanagari, Tamil, Telugu) left blank for the student to write on "
                    f"the papers of {shown}", err=True)
-    per_slot = " · ".join(f"Q{v.slot.number} {v.distinct}" for v in made["variety"])
-    click.echo(f"Different questions per slot (of {made['students']} papers): {per_slot}")
+    say(out_console, f"Different questions per slot (of {made['students']} papers):",
+        items=[f"Q{v.slot.number} {v.distinct}" for v in made["variety"]])
     for v in made["variety"]:
         if v.shared:
             click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) has {v.distinct} different "

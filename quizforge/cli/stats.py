@@ -22,7 +22,7 @@ def _now() -> float:
     return time.time()
 
 
-@cli.command("stats", short_help="Your progress: accuracy by topic, streak, due cards, weak spots, mocks.")
+@cli.command("stats", short_help="Your progress, reviews due and mocks.")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option("--days", type=click.IntRange(1, 365), default=30, show_default=True,
               help="Length of the daily accuracy series.")

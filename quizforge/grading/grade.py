@@ -11,74 +11,19 @@ whatever happened, Ctrl-C included.
 
 from __future__ import annotations
 
-import ast
-import os
-import stat
 import time
 from pathlib import Path
 from typing import Callable
 
 from quizforge.challenges import Challenge, load_challenge, seeds
-from quizforge.errors import InputError
 from quizforge.grading import forbidden
-from quizforge.grading.class_folder import hard_link_problem
 from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
-from quizforge.grading.limits import DEFAULT_MEMORY, SUBMISSION_BYTES, Limits, format_size, parse_size
+from quizforge.grading.limits import DEFAULT_MEMORY, Limits, parse_size
 from quizforge.grading.rules import GuardRules
 from quizforge.grading.sandbox import SandboxPolicy
+from quizforge.grading.source_file import parse, read_submission
 from quizforge.grading.submission import SubmissionError
 from quizforge.threads import single_thread
-
-
-def read_submission(path: str | Path) -> bytes:
-    """The bytes of the file at `path`, read from the descriptor that was checked. A symbolic link
-    you name is followed (you see where it points); a hard link is refused, as in a class folder:
-    nothing shows that it is solutions/softmax.py under another name. InputError for bad input."""
-    path = Path(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)  # a FIFO must not block
-    except (FileNotFoundError, NotADirectoryError):
-        raise InputError(f"{path}: no such file") from None
-    except PermissionError:
-        raise InputError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: not a file")
-        if info.st_nlink > 1:
-            raise InputError(hard_link_problem(str(path), info.st_nlink, "grade a copy of it"))
-        if info.st_size > SUBMISSION_BYTES:
-            raise InputError(f"{path} is {format_size(info.st_size)}; a submission may be at most "
-                             f"{format_size(SUBMISSION_BYTES)}")
-        chunks, size = [], 0
-        while size <= SUBMISSION_BYTES:
-            chunk = os.read(fd, min(1 << 20, SUBMISSION_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    finally:
-        os.close(fd)
-    if size > SUBMISSION_BYTES:  # it grew while being read
-        raise InputError(f"{path} is over {format_size(SUBMISSION_BYTES)}, the most a submission may be")
-    return b"".join(chunks)
-
-
-def parse(source: bytes) -> tuple[ast.Module | None, str]:
-    """The AST, or None and one line naming the problem and where."""
-    try:
-        return ast.parse(source, filename="submission.py"), ""
-    except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if exc.lineno else ""
-        return None, f"syntax error: {exc.msg}{where}"
-    except ValueError as exc:  # null bytes, undecodable text
-        return None, f"the submission cannot be read as Python source: {exc}"
-    except (RecursionError, MemoryError):
-        return None, "the submission is nested too deeply to be parsed"
 
 
 def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | str = DEFAULT_MEMORY,

@@ -65,15 +65,19 @@ class DrillScreen:
         self.console = console
         self._status: Callable[[], str] | None = None
 
-    def run(self) -> engine.SessionOver | engine.NothingToAsk:
-        """Play the session to its end; returns its last event (the summary, or why nothing was asked)."""
+    def run(self, started: list | None = None) -> engine.SessionOver | engine.NothingToAsk:
+        """Play the session to its end; returns its last event (the summary, or why nothing was asked).
+        `started`: what drill.start() gave, where the caller started it (behind a progress spinner)."""
         try:
-            last = self._draw(self.drill.start())
+            last = self._draw(self.drill.start() if started is None else started)
             while self.drill.phase != "over":
                 if self.drill.phase == "asking":
                     line = self.reader.read(ANSWER_PROMPT, status=self._status)
                     line = complete(self.drill.current.question, line,
-                                    lambda prompt: self.reader.read(prompt, status=self._status))
+                                    lambda prompt: self.reader.read(prompt, status=self._status),
+                                    lambda key: key in KEYS, self._say)
+                    if line is None:   # the matrix was cancelled: ask for the answer again
+                        continue
                 else:
                     line = self.reader.read(NEXT_PROMPT)
                 action = action_for(line, self.drill.phase)
@@ -82,6 +86,9 @@ class DrillScreen:
             return last
         finally:
             self.drill.close()   # Ctrl-C or an error: the session is ended, not left open
+
+    def _say(self, text: str) -> None:
+        self.console.print(Text(text, style="yellow"))
 
     def _status_line(self, number: int) -> Callable[[], str]:
         drill = self.drill
@@ -138,7 +145,8 @@ class DrillScreen:
             elif isinstance(event, engine.Rated):
                 out.print(f"rated {event.rating} · {event.seconds:.0f} s", style="dim")
             elif isinstance(event, engine.NothingToAsk):
-                out.print(nothing_to_ask_line(event, self.drill.clock()), soft_wrap=True)   # one line, unwrapped
+                # one line on a pipe; on a terminal wrapped at spaces, never cut mid-word by the terminal
+                out.print(nothing_to_ask_line(event, self.drill.clock()), soft_wrap=not out.is_terminal)
                 last = event
             elif isinstance(event, engine.SessionOver):
                 out.print(drill_summary_view(event, self.drill.clock()))

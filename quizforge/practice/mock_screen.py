@@ -153,6 +153,12 @@ class MockExam:
 
     # --- reading lines ------------------------------------------------------------
 
+    @staticmethod
+    def _is_command(key: str) -> bool:
+        """A line that _action reads as a command (an empty one aside): at a matrix's row prompt too."""
+        return (key in _KEYS and key != "") or key in ("submit", "h", "e") or bool(_GOTO.fullmatch(key)) \
+            or mistyped_command(key) is not None
+
     def _action(self, line: str):
         """The action a typed line asks for, or None when the line was answered here."""
         if line == EOF:
@@ -202,11 +208,13 @@ class MockExam:
                 return how
             line = self.reader.read(PROMPT, deadline=engine.deadline(), status=self._status_line)
             self._prefetch()   # for a reader that draws no status
-            if line == TIMEOUT:
-                continue   # poll() hands the paper in (a timer a hair early just reads again)
-            line = complete(engine.question(self.state.current), line,
-                            lambda prompt: self.reader.read(prompt, deadline=engine.deadline(),
-                                                            status=self._status_line))
+            if line != TIMEOUT:
+                line = complete(engine.question(self.state.current), line,
+                                lambda prompt: self.reader.read(prompt, deadline=engine.deadline(),
+                                                                status=self._status_line),
+                                self._is_command, lambda text: self.console.print(Text(text, style="yellow")))
+            if line is None or line == TIMEOUT:
+                continue   # a cancelled matrix; or poll() hands the paper in (a timer a hair early reads again)
             action = self._action(line)
             if action is None:
                 continue

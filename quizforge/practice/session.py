@@ -16,39 +16,56 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number. `exam_date` ("YYYY-MM-DD"
     or "off") and `target_retention` are saved in the history; `new_per_day` None: the exam's pace."""
+    from quizforge.render import Progress
+
     console = console or make_console()
-    history = History(history_path(data_dir))
-    reader = reader or reader_for_stdin(clock)
+    history = drill = None
     try:
+        # On a terminal a spinner names each step until the first question is drawn: a first run
+        # compiles quizforge's bytecode, and a loaded machine takes seconds (issue 34 item 9).
+        with Progress() as preparing:
+            preparing.step("opening your history")
+            history = History(history_path(data_dir))
+            reader = reader or reader_for_stdin(clock)
+            if mode == "drill":
+                preparing.step("loading the question bank")
+                from quizforge.practice.drill import Drill, DrillOptions
+                from quizforge.practice.drill_screen import DrillScreen
+                from quizforge.practice.exam import remember_exam
+
+                exam = remember_exam(history, exam_date, target_retention, clock())
+                if exam is None and new_per_day is None:
+                    new_per_day = 10
+                drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, exam), clock)
+                preparing.step("choosing the first question")
+                started = drill.start()
+            elif mode == "mock":
+                preparing.step("loading the mock")
+                from quizforge.practice.mock_screen import run_mock
+            elif mode == "interview":
+                preparing.step("loading the interview questions")
+                from quizforge.practice.interview import Interview
+                from quizforge.practice.interview_screen import InterviewScreen
+
+                interview = Interview(history, count=count, topic=topic, clock=clock)
+            else:
+                raise ValueError(mode)
         if mode == "drill":
-            from quizforge.practice.drill import Drill, DrillOptions
-            from quizforge.practice.drill_screen import DrillScreen
-            from quizforge.practice.exam import remember_exam
-
-            exam = remember_exam(history, exam_date, target_retention, clock())
-            if exam is None and new_per_day is None:
-                new_per_day = 10
-            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, exam), clock)
-            DrillScreen(drill, reader, console).run()   # draws the summary, or why nothing was asked
+            DrillScreen(drill, reader, console).run(started)   # draws the summary, or why nothing was asked
         elif mode == "mock":
-            from quizforge.practice.mock_screen import run_mock
-
             from quizforge.practice.mock_sections import DEFAULT_SECTIONS
 
             run_mock(history, reader, console, questions=questions, minutes=minutes, resume=resume, clock=clock,
                      sections=sections or DEFAULT_SECTIONS)
-        elif mode == "interview":
-            from quizforge.practice.interview import Interview
-            from quizforge.practice.interview_screen import InterviewScreen
-
-            interview = Interview(history, count=count, topic=topic, clock=clock)
-            InterviewScreen(reader, console).run(interview)
         else:
-            raise ValueError(mode)
+            InterviewScreen(reader, console).run(interview)
     except KeyboardInterrupt:
         resume = " · continue the mock with: quiz practice --resume" if mode == "mock" else ""
         console.print(f"\ninterrupted · everything answered so far is saved{resume}", style="dim")
         return 130
     finally:
-        history.close()
+        if drill is not None:
+            drill.close()   # (safe twice) a Ctrl-C between the first question and its screen ends the session
+        if history is not None:
+            history.close()
     return 0

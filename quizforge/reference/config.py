@@ -17,6 +17,12 @@ ARCHS = MODEL_ARCHS + COMPONENT_ARCHS
 
 NORMS = ("layernorm", "rmsnorm")
 MAX_LAYERS = 1024
+# The largest size of each field quizforge builds: well above any published model, and small
+# enough that no tensor of a model or of its activations can overflow torch's 64-bit sizes.
+MAX_SIZES = {"d_model": 2**17, "n_heads": 2**17, "n_kv_heads": 2**17, "d_head": 2**17, "d_ff": 2**20,
+             "vocab_size": 2**22, "max_len": 2**24, "n_token_types": 2**10}
+# The flag a field comes in by, where the names differ.
+FLAG_OF = {"vocab_size": "vocab"}
 ACTIVATIONS = ("relu", "gelu", "swiglu")
 POSITIONALS = ("sinusoidal", "learned", "rope", "none")
 
@@ -86,6 +92,11 @@ class ModelConfig:
             object.__setattr__(self, "d_head", self.d_model // self.n_heads)
 
     def _validate(self) -> None:
+        for name, most in MAX_SIZES.items():
+            value = getattr(self, name)
+            if isinstance(value, int) and value > most:
+                raise InputError(f"{value:,} is more than the {most:,} quizforge builds",
+                                 param=FLAG_OF.get(name, name))
         _positive("d_model", self.d_model)
         _positive("n_heads", self.n_heads)
         _positive("n_kv_heads", self.n_kv_heads)

@@ -45,7 +45,9 @@ class SinusoidalPositionalEncoding(nn.Module):
         n = x.shape[-2]
         if self.max_len and offset + n > self.max_len:
             raise ValueError(f"sequence of {offset + n} positions exceeds max_len={self.max_len}")
-        # Computed in float64 on the CPU (exact for float64 models; no first-use cost on 'meta').
+        if x.is_meta:   # only shapes exist on 'meta': a CPU table of n × d_model could need terabytes
+            return x + torch.empty(n, self.d_model, device=x.device, dtype=x.dtype)
+        # Computed in float64 on the CPU (exact for float64 models).
         pe = sinusoidal_encoding(torch.arange(offset, offset + n), self.d_model)
         return x + pe.to(device=x.device, dtype=x.dtype)
 

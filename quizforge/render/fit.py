@@ -16,25 +16,29 @@ from rich.text import Text
 
 
 def shows_whole(console: Console, options: ConsoleOptions, renderable: RenderableType,
-                whole: Iterable[str]) -> bool:
-    """True when nothing is cut (no ellipsis) and each string in `whole` appears on one drawn line."""
+                whole: Iterable[str], fits: Callable[[list[str]], bool] | None = None) -> bool:
+    """True when nothing is cut (no ellipsis), each string in `whole` appears on one drawn line,
+    and `fits(lines drawn)`, where given, agrees."""
     lines = ["".join(segment.text for segment in line)
              for line in console.render_lines(renderable, options, pad=False)]
-    if any("…" in line for line in lines):
+    if any("…" in line for line in lines) or (fits is not None and not fits(lines)):
         return False
     return all(any(text in line for line in lines) for text in whole)
 
 
 class TableOrLines:
-    """`table` if every string of `whole` fits in it, whole, at the drawing width; else `lines()`."""
+    """`table` if every string of `whole` fits in it, whole, at the drawing width (and `fits`, given
+    the lines drawn, agrees: a squeezed column makes tall rows); else `lines()`."""
 
-    def __init__(self, table: Table, whole: Iterable[str], lines: Callable[[], Sequence[RenderableType]]):
+    def __init__(self, table: Table, whole: Iterable[str], lines: Callable[[], Sequence[RenderableType]],
+                 fits: Callable[[list[str]], bool] | None = None):
         self.table = table
         self.whole = [text for text in whole if text]
         self.lines = lines
+        self.fits = fits
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if shows_whole(console, options, self.table, self.whole):
+        if shows_whole(console, options, self.table, self.whole, self.fits):
             yield self.table
             return
         if self.table.title:
