@@ -73,7 +73,7 @@ def test_set_make_summary_is_wrapped_between_its_items(tmp_path, width):
     text = _screen(drawn)
     assert code == 0, text
     summary = text[text.index("3 papers of"):]
-    items = ["papers/ and keys/ (Markdown)", "keys.csv", "keys.json", "moodle.xml", "quiz.gift", "qti21.zip",
+    items = ["papers/ and keys/ as Markdown", "keys.csv", "keys.json", "moodle.xml", "quiz.gift", "qti21.zip",
              "canvas_qti12.zip", "lms_report.md"]
     slots = re.findall(r"Q\d+ \d+", summary)
     assert len(slots) >= 2, summary
@@ -89,7 +89,7 @@ def test_set_make_summary_piped_stays_one_line_each(tmp_path):
                     "-o", str(tmp_path / "out"), timeout=300)
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()[:2]
-    assert first.endswith(": papers/ and keys/ (Markdown), keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
+    assert first.endswith(": papers/ and keys/ as Markdown, keys.csv, keys.json, moodle.xml, quiz.gift, qti21.zip, "
                           "canvas_qti12.zip, lms_report.md")
     assert re.fullmatch(r"Different questions per slot \(of 3 papers\): Q1 \d+( · Q\d+ \d+)+", second), second
 
