@@ -74,3 +74,9 @@ ROOT = SeedChain("quizforge/v1")
 
 def question_chain(template_id: str, seed: int) -> SeedChain:
     return ROOT.child(template_id).child(f"{seed:04x}")
+
+
+def widened(chain: SeedChain) -> Stream | None:
+    """Bank v4 widened the narrow templates' ranges for about half of the seeds: the stream those
+    seeds draw their wider numbers from, or None for a seed that keeps the question it always had."""
+    return chain.stream("wider") if chain.stream("widen").chance(1, 2) else None

@@ -68,6 +68,8 @@ class Template:
     title: str
     generate: Callable[[SeedChain], Draft] = field(compare=False, repr=False)
     light: bool = False       # generates without torch or sympy (fast first prompts)
+    # Why the template has too few distinct questions for per-student variants ("" when it has enough).
+    fixed_fact: str = ""
 
     def draft(self, seed: int) -> tuple[Draft, SeedChain]:
         """What the template draws for `seed`, and the chain it drew from.
@@ -125,13 +127,14 @@ class Template:
 MAX_REDRAWS = 40
 
 
-def gives_true_value(draft: Draft, mistake: Misconception) -> bool:
-    """Whether a modelled mistake's formula gives the true (unrounded) value for this draw,
-    as ignoring a mask does on a row the mask leaves alone."""
+def gives_true_value(draft: Draft, mistake: Misconception | Any) -> bool:
+    """Whether a modelled mistake's formula (or one of its values) gives the true (unrounded)
+    value for this draw, as ignoring a mask does on a row the mask leaves alone."""
+    value = mistake.value if isinstance(mistake, Misconception) else mistake
     true = draft.exact if draft.exact is not None else draft.answer
-    if isinstance(mistake.value, str) or isinstance(true, str):
-        return mistake.value == true
-    a, b = float(mistake.value), float(true)
+    if isinstance(value, str) or isinstance(true, str):
+        return value == true
+    a, b = float(value), float(true)
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
 
 
@@ -145,20 +148,24 @@ def mistakes_inside_range(draft: Draft) -> list[Misconception]:
     key = key_for(draft.answer, decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit)
     inside = []
     for m in draft.misconceptions:
-        if m.value is None or not _plausible(m.value) or gives_true_value(draft, m):
-            continue
-        value = m.value if isinstance(m.value, float) else Fraction(m.value)
-        # Whoever makes the mistake types it to the decimals asked: that must be refused too.
-        typed = value if draft.decimals is None else answers.round_half_away(value, draft.decimals)
-        if key.accepts(value) or key.accepts(typed) or draft.fmt(m.value) == draft.fmt(draft.answer):
-            inside.append(m)
+        # A merged mistake stands for several formulas: each one's own value must stay outside.
+        for raw in m.values:
+            if raw is None or not _plausible(raw) or gives_true_value(draft, raw):
+                continue
+            value = raw if isinstance(raw, float) else Fraction(raw)
+            # Whoever makes the mistake types it to the decimals asked: that must be refused too.
+            typed = value if draft.decimals is None else answers.round_half_away(value, draft.decimals)
+            if key.accepts(value) or key.accepts(typed) or draft.fmt(raw) == draft.fmt(draft.answer):
+                inside.append(m)
+                break
     return inside
 
 
 REGISTRY: dict[str, Template] = {}
 
 
-def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False):
+def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False,
+             fixed_fact: str = ""):
     """Register a template function under a stable id (never rename one: IDs are in answer keys)."""
     if not _ID.fullmatch(id) or id.split(".")[0] != topic:
         raise ValueError(f"template id {id!r} must be '<topic>.<name>'")
@@ -168,7 +175,7 @@ def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, tit
     def register(func: Callable[[SeedChain], Draft]) -> Callable[[SeedChain], Draft]:
         if id in REGISTRY:
             raise ValueError(f"template {id!r} registered twice")
-        REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light)
+        REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light, fixed_fact)
         return func
 
     return register

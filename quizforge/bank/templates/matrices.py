@@ -51,7 +51,8 @@ def _mask_mistake(tag: str, value, feedback: str = "") -> Misconception:
 
 
 @template("matrices.causal_mask", topic="matrices", kind="NAT", marks=1, difficulty=1,
-          title="The causal mask written out")
+          title="The causal mask written out",
+          fixed_fact="about 20 mask shapes and forms, however drawn")
 def causal_mask_matrix(chain: SeedChain) -> Draft:
     from quizforge.reference.attention import causal_mask
 
@@ -157,6 +158,11 @@ def _near_zero_but_not(rows) -> bool:
     return any(abs(rounded(x, DECIMALS)) == 10**-DECIMALS for row in rows for x in row)
 
 
+def _typed(rows) -> tuple:
+    """A matrix as someone types it when asked for DECIMALS places."""
+    return tuple(tuple(rounded(x, DECIMALS) for x in row) for row in rows)
+
+
 def _draw(chain: SeedChain, asks: str):
     """Q, K, V, the reference's steps and the mistakes, redrawn until every mistake is told apart."""
     from quizforge.handcalc import attention_steps
@@ -168,6 +174,8 @@ def _draw(chain: SeedChain, asks: str):
         d_k = s.choice((2, 3, 4, 4))
         d_v = s.integer(2, 3)
         causal = s.chance(1, 2)
+        if asks == "weights" and n == 2 and causal:
+            continue        # a 2×2 causal matrix leaves one number to compute
         Q = _ints(chain.stream("Q" + tag), n, d_k, -1, 2)
         K = _ints(chain.stream("K" + tag), n, d_k, -1, 2)
         V = _ints(chain.stream("V" + tag), n, d_v, 0, 4)
@@ -181,7 +189,9 @@ def _draw(chain: SeedChain, asks: str):
             wrong = {tag_: _times_v(w, V) for tag_, w in variants.items()}
             wrong["unnormalized"] = _times_v(steps.exps, V)
         key = tuple(tuple(rounded(x, DECIMALS) for x in row) for row in key)
-        told_apart = all(not matches(key, value, DECIMALS) for value in wrong.values())
+        # The mistake as its maker types it, to the decimals asked, must be refused as well.
+        told_apart = all(not matches(key, value, DECIMALS) and not matches(key, _typed(value), DECIMALS)
+                         for value in wrong.values())
         if told_apart and not _near_zero_but_not(key):
             return Q, K, V, steps, key, [_mistake(t, v) for t, v in wrong.items()]
     raise RuntimeError("no draw tells every mistake apart")  # not reached for any seed (tested)
