@@ -53,6 +53,10 @@ def check_matrix_key(q) -> None:
     for m in q.misconceptions:
         assert matrix_answers.shape_of(m.value) == (rows, cols), (q.id, m.tag)
         assert matrix_answers.wrong_entries(q.answer, m.value, q.decimals), (q.id, m.tag)
+        if q.decimals is not None:    # nor the mistake as its maker types it, to the decimals asked
+            typed = [[x if matrix_answers.is_minus_infinity(x) else answers.round_half_away(x, q.decimals) for x in row]
+                     for row in m.value]
+            assert matrix_answers.wrong_entries(q.answer, typed, q.decimals), (q.id, m.tag, typed)
 
 
 @pytest.mark.parametrize("template_id", MATRIX_TEMPLATES)

@@ -56,6 +56,8 @@ class Draft:
     fallback: Callable[[Stream], Any] | None = None     # extra plausible distractors when short
     exhibits: list[Step] = field(default_factory=list)  # matrices and tables the prompt refers to
     verify: Callable[[], Any] | None = None             # the key measured on the reference model (slow)
+    # The prompt once the options are drawn, when it depends on them (a note that only some options need).
+    prompt_for: Callable[[tuple[Option, ...]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Template:
     light: bool = False       # generates without torch or sympy (fast first prompts)
     # Why the template has too few distinct questions for per-student variants ("" when it has enough).
     fixed_fact: str = ""
+    wide: bool = False        # the wider sibling of a narrow template: its chains say so (seeds.widened)
 
     def draft(self, seed: int) -> tuple[Draft, SeedChain]:
         """What the template draws for `seed`, and the chain it drew from.
@@ -80,13 +83,13 @@ class Template:
         """
         if not 0 <= seed <= 0xFFFF:
             raise InputError(f"seed {seed} is out of range (0..65535)")
-        chain = question_chain(self.id, seed)
+        chain = question_chain(self.id, seed, self.wide)
         draft = self.generate(chain)
         for attempt in range(1, MAX_REDRAWS + 1):
             # A matrix template redraws on its own until every mistake's matrix is told apart.
             if self.kind != "NAT" or isinstance(draft.answer, tuple) or not mistakes_inside_range(draft):
                 return draft, chain
-            chain = question_chain(self.id, seed).child(f"redraw-{attempt}")
+            chain = question_chain(self.id, seed, self.wide).child(f"redraw-{attempt}")
             draft = self.generate(chain)
         if self.kind == "NAT" and mistakes_inside_range(draft):
             raise RuntimeError(f"{self.id} seed {seed}: every draw lets a modelled mistake into the accepted range")
@@ -116,7 +119,8 @@ class Template:
         answer_md = _answer_md(self.kind, draft, options)
         return Question(
             id=qid, template=self.id, topic=self.topic, kind=self.kind, marks=self.marks,
-            difficulty=self.difficulty, title=self.title, prompt=draft.prompt, options=options,
+            difficulty=self.difficulty, title=self.title,
+            prompt=draft.prompt_for(options) if draft.prompt_for is not None else draft.prompt, options=options,
             answer=draft.answer if self.kind == "NAT" else None, answer_md=answer_md,
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
             misconceptions=tuple(misconceptions), solution=tuple(draft.solution),
@@ -165,16 +169,29 @@ REGISTRY: dict[str, Template] = {}
 
 
 def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False,
-             fixed_fact: str = ""):
+             fixed_fact: str = "", widened_as: str = ""):
     """Register a template function under a stable id (never rename one: IDs are in answer keys)."""
     if not _ID.fullmatch(id) or id.split(".")[0] != topic:
         raise ValueError(f"template id {id!r} must be '<topic>.<name>'")
     if topic not in TOPICS or kind not in KINDS or marks not in (1, 2) or difficulty not in (1, 2, 3):
         raise ValueError(f"bad metadata for template {id!r}")
 
+    def register_once(t: Template) -> None:
+        if not _ID.fullmatch(t.id) or t.id.split(".")[0] != topic or t.id in REGISTRY:
+            raise ValueError(f"template id {t.id!r} is malformed or registered twice")
+        REGISTRY[t.id] = t
+
     def register(func: Callable[[SeedChain], Draft]) -> Callable[[SeedChain], Draft]:
         if id in REGISTRY:
             raise ValueError(f"template {id!r} registered twice")
+        if widened_as:
+            # The narrow template keeps its questions (their IDs are in answer keys); the sibling
+            # runs the same function on chains that draw from the wider ranges.
+            fixed = fixed_fact or f"few distinct questions; {widened_as} draws from wider ranges"
+            REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light, fixed)
+            register_once(Template(widened_as, topic, kind, marks, difficulty, f"{title} (wider ranges)", func, light,
+                                   wide=True))
+            return func
         REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light, fixed_fact)
         return func
 

@@ -14,7 +14,8 @@ def bank() -> None:
 
 
 @bank.command("list")
-@click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, concepts).")
+@click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, norms, "
+              "sampling, concepts, matrices).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bank_list(topic, as_json) -> None:
     """List the templates with their topic, kind, marks and difficulty."""

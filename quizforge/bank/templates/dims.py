@@ -131,7 +131,8 @@ def head_split(chain: SeedChain) -> Draft:
 
 
 @template("dims.gqa_groups", topic="dims", kind="NAT", marks=1, difficulty=1,
-          title="GQA group size", light=True)
+          title="GQA group size", light=True,
+          widened_as="dims.gqa_groups_wide")
 def gqa_groups(chain: SeedChain) -> Draft:
     wide = widened(chain)
     s = wide or chain.stream("params")

@@ -170,7 +170,8 @@ _MODELS = ((125e6, "125M"), (350e6, "350M"), (1.3e9, "1.3B"), (6.7e9, "6.7B"), (
 _TOKENS = ((300e9, "300B"), (1e12, "1T"), (1.4e12, "1.4T"), (2e12, "2T"), (15e12, "15T"))
 
 
-@template("flops.training", topic="flops", kind="NAT", marks=1, difficulty=1, title="Training compute: 6·N·D")
+@template("flops.training", topic="flops", kind="NAT", marks=1, difficulty=1, title="Training compute: 6·N·D",
+          widened_as="flops.training_wide")
 def training_compute(chain: SeedChain) -> Draft:
     import sympy as sp
 
@@ -208,7 +209,8 @@ def training_compute(chain: SeedChain) -> Draft:
 
 
 @template("flops.rnn_vs_attention", topic="flops", kind="NAT", marks=1, difficulty=2,
-          title="Self-attention against a recurrent layer")
+          title="Self-attention against a recurrent layer",
+          widened_as="flops.rnn_vs_attention_wide")
 def rnn_vs_attention(chain: SeedChain) -> Draft:
     wide = widened(chain)
     s = wide or chain.stream("params")

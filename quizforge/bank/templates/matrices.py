@@ -85,8 +85,9 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                                       "may be attended to and 0 where it may not"))
 
     if cached:
-        setting = (f"During generation with a KV cache, $n_q = {n_q}$ new queries (the last {n_q} of "
-                   f"$n_k = {n_k}$ positions) attend to all $n_k = {n_k}$ keys through a causal mask. Rows are the "
+        # Numbers, not n_q and n_k: a terminal can subscript k but not q, and the sentence would mix the two.
+        setting = (f"During generation with a KV cache, {n_q} new queries (the last {n_q} of "
+                   f"{n_k} positions) attend to all {n_k} keys through a causal mask. Rows are the "
                    f"new queries in order, columns the keys at positions 1 to {n_k}.")
         shape = f"{n_q}×{n_k}"
     else:
@@ -110,7 +111,8 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                                                                                 if offset else "") + "."),
                   matrix("M", cells, row_labels=_labels("q", n_q), col_labels=_labels("k", n_k))],
         hints=["A token may not look at tokens after it.",
-               f"Allowed when $j \\le i + (n_k - n_q) = i + {offset}$" if offset else "Allowed when $j \\le i$",
+               f"Allowed when $j \\le i + {offset}$: {offset} cached position{'s come' if offset > 1 else ' comes'} first"
+               if offset else "Allowed when $j \\le i$",
                f"Row 1 allows {offset + 1} key{'s' if offset else ''}; each row allows one more."],
     )
 

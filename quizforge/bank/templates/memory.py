@@ -107,7 +107,8 @@ def kv_cache(chain: SeedChain) -> Draft:
     )
 
 
-@template("memory.kv_reduction", topic="memory", kind="NAT", marks=1, difficulty=1, title="What MQA and GQA save")
+@template("memory.kv_reduction", topic="memory", kind="NAT", marks=1, difficulty=1, title="What MQA and GQA save",
+          widened_as="memory.kv_reduction_wide")
 def kv_reduction(chain: SeedChain) -> Draft:
     wide = widened(chain)
     s = wide or chain.stream("params")

@@ -67,7 +67,8 @@ def _bias_words(bias: bool) -> str:
 
 
 @template("params.projections", topic="params", kind="NAT", marks=1, difficulty=1,
-          title="Parameters of the Q, K, V, O projections")
+          title="Parameters of the Q, K, V, O projections",
+          widened_as="params.projections_wide")
 def projections(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
@@ -103,7 +104,8 @@ def projections(chain: SeedChain) -> Draft:
 
 
 @template("params.gqa", topic="params", kind="NAT", marks=2, difficulty=2,
-          title="Parameters of grouped-query attention")
+          title="Parameters of grouped-query attention",
+          widened_as="params.gqa_wide")
 def gqa_attention(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
@@ -138,7 +140,8 @@ def gqa_attention(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.ffn", topic="params", kind="NAT", marks=1, difficulty=1, title="Parameters of the feed-forward block")
+@template("params.ffn", topic="params", kind="NAT", marks=1, difficulty=1, title="Parameters of the feed-forward block",
+          widened_as="params.ffn_wide")
 def feed_forward(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
@@ -176,7 +179,8 @@ def feed_forward(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.norms", topic="params", kind="NAT", marks=1, difficulty=2, title="Parameters of LayerNorm and RMSNorm")
+@template("params.norms", topic="params", kind="NAT", marks=1, difficulty=2, title="Parameters of LayerNorm and RMSNorm",
+          widened_as="params.norms_wide")
 def norms(chain: SeedChain) -> Draft:
     wide = widened(chain)
     s = wide or chain.stream("params")
@@ -209,7 +213,8 @@ def norms(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.encoder_layer", topic="params", kind="NAT", marks=2, difficulty=2, title="Parameters of an encoder layer")
+@template("params.encoder_layer", topic="params", kind="NAT", marks=2, difficulty=2, title="Parameters of an encoder layer",
+          widened_as="params.encoder_layer_wide")
 def encoder_layer(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
@@ -242,7 +247,8 @@ def encoder_layer(chain: SeedChain) -> Draft:
 
 
 @template("params.decoder_layer", topic="params", kind="NAT", marks=2, difficulty=3,
-          title="Parameters of a decoder layer with cross-attention")
+          title="Parameters of a decoder layer with cross-attention",
+          widened_as="params.decoder_layer_wide")
 def decoder_layer(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 

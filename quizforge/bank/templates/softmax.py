@@ -14,7 +14,8 @@ from quizforge.bank.template import Draft, template
 MCQ_ASK = "Which ONE of the following statements is CORRECT?"
 
 
-@template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True)
+@template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True,
+          widened_as="softmax.variance_wide")
 def dot_product_variance(chain: SeedChain) -> Draft:
     wide = widened(chain)
     s = wide or chain.stream("params")
