@@ -138,14 +138,15 @@ def check(question_id, answer, as_json) -> None:
       quiz check positional.pe_value-0007 -0.737
       quiz check positional.pe_value-0007 -- -0.737 --json
     """
-    from quizforge.bank.grading import grade
+    from quizforge.bank.grading import answer_text, grade
     from quizforge.bank.registry import question as lookup
 
     words = [w for w in answer if w != "--json"]
     as_json = as_json or len(words) < len(answer)
     if not words:
         raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
-    verdict = grade(lookup(question_id), " ".join(words))
+    question = lookup(question_id)
+    verdict = grade(question, answer_text(question, words))
     if as_json:
         emit_json(verdict.to_json())
         return

@@ -157,3 +157,36 @@ def transformer_shaped(chain: SeedChain) -> Draft:
                "decoder layer = encoder layer + cross-attention ($4d^2 + 4d$) + one LayerNorm ($2d$)",
                f"$d = {d}$, $d_{{ff}} = {d_ff}$, $V = {tex_int(V)}$"],
     )
+
+
+@template("params.rule_of_thumb", topic="params", kind="NAT", marks=1, difficulty=1,
+          title="The 12·L·d² rule of thumb, in billions")
+def rule_of_thumb(chain: SeedChain) -> Draft:
+    from fractions import Fraction
+
+    from quizforge.bank.steps import decimal, fixed, rounded
+    from quizforge.bank.templates.params import BILLIONS
+
+    s = chain.stream("params")
+    L = s.integer(12, 96)
+    d = 128 * s.integer(8, 96)
+    billions = Fraction(12 * L * d * d, 10**9)
+    wrong = [
+        Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
+                      Fraction(4 * L * d * d, 10**9)),
+        Misconception("ffn-only", "counted the FFN only", "8·L·d² is the FFN alone; attention adds 4·L·d²",
+                      Fraction(8 * L * d * d, 10**9)),
+        Misconception("ffn-width-d", "took d_ff = d", "with d_ff = 4d the FFN is 8d², not 2d²", Fraction(6 * L * d * d, 10**9)),
+        Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer's 12·d²",
+                      Fraction(12 * d * d, 10**9)),
+    ]
+    return Draft(
+        prompt=(f"A decoder-only transformer has $L = {L}$ layers of width $d_{{model}} = {d}$ with $d_{{ff}} = 4 d_{{model}}$. "
+                "Ignoring biases, LayerNorms and the embeddings, as the rule of thumb does, how many parameters do its "
+                "layers hold, in billions? Give it to 2 decimal places."),
+        answer=rounded(billions, 2), exact=billions, decimals=2, fmt=decimal(2), unit=BILLIONS, misconceptions=wrong,
+        solution=[Step("Per layer", "attention $4d^2$ ($W_Q, W_K, W_V, W_O$) and the FFN $2 \\cdot d \\cdot 4d = 8d^2$: $12d^2$"),
+                  Step("All layers", f"$$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {tex_int(12 * L * d * d)} "
+                                     f"\\approx {fixed(billions, 2)} \\times 10^9$$")],
+        hints=["Count the weight matrices of one layer, then multiply by the layers.", "$12 L d^2$", f"$L = {L}$, $d = {d}$"],
+    )
