@@ -327,8 +327,17 @@ def test_set_make_says_how_many_texts_each_slot_has_and_warns_when_shared(run_qu
 
     shares = Counter(question_text_key(qs[0]) for qs in _papers(tmp_path / "s").values())
     assert len(shares) == 6 and max(shares.values()) <= 3        # six texts, spread: none on half the class
-    assert err.strip() == (f"warning: Q1 (params.gpt3_layer) has 6 different texts for 12 papers; up to "
-                           f"{max(shares.values())} students share one, so neighbours can compare answers")
+    assert err.strip().splitlines() == [
+        "warning: Q1 (params.gpt3_layer) is a fixed-fact template, unsuitable for per-student variants: "
+        "6 published widths: 6 questions (params.gpt3_shaped_layer draws its own width)",
+        f"warning: Q1 (params.gpt3_layer) has 6 different texts for 12 papers; up to "
+        f"{max(shares.values())} students share one, so neighbours can compare answers"]
+
+
+def test_set_make_warns_of_no_fixed_fact_template_where_the_slot_can_vary(run_quiz, tmp_path):
+    spec = _spec(tmp_path, ["params.gpt3_shaped_layer", "params.ffn_wide"])
+    code, out, err = run_quiz("set", "make", str(spec), "--variants", "12", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0 and "fixed-fact" not in err, err
 
 
 # ---------------------------------------------------------------- the README's example

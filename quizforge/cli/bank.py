@@ -18,8 +18,11 @@ def bank() -> None:
               "sampling, concepts, matrices).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bank_list(topic, as_json) -> None:
-    """List the templates with their topic, kind, marks and difficulty."""
+    """List the templates with their topic, kind, marks and difficulty, the GATE DA syllabus
+    topics each exercises, and which are fixed-fact (too few distinct questions for per-student
+    variants)."""
     from quizforge.bank.registry import all_templates
+    from quizforge.bank.syllabus import syllabus_tags
     from quizforge.bank.template import TOPICS
 
     if topic is not None and topic not in TOPICS:
@@ -29,7 +32,8 @@ def bank_list(topic, as_json) -> None:
     templates = [t for t in all_templates() if topic is None or t.topic == topic]
     if as_json:
         emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
-                    "title": t.title} for t in templates])
+                    "title": t.title, "gate_da_syllabus": list(syllabus_tags(t.id)),
+                    "fixed_fact": t.fixed_fact or None} for t in templates])
         return
     from quizforge.render.question import templates_table
     from quizforge.render import console

@@ -48,14 +48,16 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--minutes", type=click.FloatRange(0.01, 600), help="Time for the mock  [default: GATE's pace]")
 @click.option("--sections", type=click.Choice(["marks", "topic"]),
               help="The mock's section tabs: by marks (1-mark, 2-mark) or by topic; kept on resume  [default: marks]")
+@click.option("--syllabus", type=click.Choice(["gate"]),
+              help="Drill only templates that exercise GATE DA syllabus skills (see `quiz bank list`).")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
               help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
 @click.option("--browser", is_flag=True, help="Sit the mock in your browser, on GATE's exam screen (needs the web extra).")
 @click.option("--keyboard", is_flag=True, help="With --browser: allow typing NAT answers (GATE allows only its keypad).")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
-def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, sections, interview, resume, browser,
-             keyboard, data_dir):
+def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, sections, syllabus, interview, resume,
+             browser, keyboard, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     \b
@@ -66,6 +68,8 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
     """
     from quizforge.practice.session import run_practice
 
+    if syllabus and (mock or resume or interview or browser):
+        raise click.UsageError("--syllabus belongs to the drill (no --mock, --resume or --interview)")
     if interview and (mock or resume):
         raise click.UsageError("--interview cannot be combined with --mock or --resume")
     if (questions or minutes) and not (mock or resume):
@@ -102,10 +106,11 @@ def practice(topic, difficulty, count, new_per_day, mock, questions, minutes, se
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
                             new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume),
-                            sections=sections)
+                            sections=sections, syllabus=syllabus)
     except NoTemplates as exc:
-        raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
-                         f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None
+        levels = f" --difficulty {','.join(map(str, sorted(exc.difficulty)))}" if exc.difficulty else ""
+        within = " --syllabus gate (beyond the GATE DA syllabus)" if exc.syllabus else ""
+        raise InputError(f"no templates match --topic {exc.topic or '(any)'}{levels}{within}") from None
     except HistoryError as exc:
         raise InputError(history_error(exc)) from None
     click.get_current_context().exit(code)

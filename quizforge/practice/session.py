@@ -12,7 +12,7 @@ from quizforge.render import console as make_console
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
                  questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None,
-                 sections="marks") -> int:
+                 sections="marks", syllabus=None) -> int:
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number."""
     console = console or make_console()
@@ -23,7 +23,7 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
             from quizforge.practice.drill import Drill, DrillOptions
             from quizforge.practice.drill_screen import DrillScreen
 
-            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day), clock)
+            drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, syllabus), clock)
             DrillScreen(drill, reader, console).run()   # draws the summary, or why nothing was asked
         elif mode == "mock":
             from quizforge.practice.mock_screen import run_mock
