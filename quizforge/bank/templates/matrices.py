@@ -161,8 +161,11 @@ def _near_zero_but_not(rows) -> bool:
 
 
 def _typed(rows) -> tuple:
-    """A matrix as someone types it when asked for DECIMALS places."""
-    return tuple(tuple(rounded(x, DECIMALS) for x in row) for row in rows)
+    """A matrix as someone types it when asked for DECIMALS places: exact decimals (Fractions), since
+    the float nearest 1.99 lies below 1.99 and would slip past the range's end."""
+    from quizforge.answers import round_half_away
+
+    return tuple(tuple(round_half_away(x, DECIMALS) for x in row) for row in rows)
 
 
 def _draw(chain: SeedChain, asks: str):
