@@ -13,7 +13,7 @@ from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import integer, tex_int
 from quizforge.bank.template import Draft, template
-from quizforge.bank.templates.models import gpt_layer_draft
+from quizforge.bank.templates.models import _measured_part, gpt_layer_draft
 from quizforge.bank.templates.params import PARAMETERS, _count, _formula_step, _measured, _per_layer, model_count_draft
 
 _SCALED_FROM = ("bert-base", "bert-large", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama-7b")
@@ -144,7 +144,8 @@ def transformer_shaped(chain: SeedChain) -> Draft:
                 "blocks and sinusoidal positions (no parameters); one embedding matrix is shared by the encoder input, the "
                 f"decoder input and the pre-softmax projection, over a vocabulary of $V = {tex_int(V)}$ tokens, and every "
                 f"linear map and LayerNorm has a bias. {asked}? Count exactly."),
-        answer=key, verify=(_measured(cfg) if ask == "total" else None), misconceptions=merge_coinciding(wrong),
+        answer=key, verify=_measured(cfg) if ask == "total" else _measured_part(cfg, ask),
+        misconceptions=merge_coinciding(wrong),
         fmt=integer, unit=PARAMETERS,
         solution=[
             Step("Encoder layer", f"attention $4d^2 + 4d$, FFN $2 d\\,d_{{ff}} + d_{{ff}} + d$, two LayerNorms $4d$: "
