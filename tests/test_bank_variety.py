@@ -72,8 +72,9 @@ def test_bank_list_shows_the_syllabus_and_the_fixed_fact_marks():
     assert by_id["attention.weight"]["gate_da_syllabus"] == ["matrices", "probability", "functions"]
     assert by_id["params.gpt3_table"]["fixed_fact"] and by_id["params.gpt3_shaped"]["fixed_fact"] is None
     table = CliRunner().invoke(cli, ["bank", "list", "--topic", "params"], env={"COLUMNS": "160"}).output
-    line = next(row for row in table.splitlines() if row.lstrip().startswith("params.gpt3_table "))
-    assert "fixed-fact" in line and "GATE DA: mlp" in line
+    rows = table.splitlines()
+    at = next(i for i, row in enumerate(rows) if row.startswith("params.gpt3_table "))
+    assert "GATE DA: mlp" in rows[at + 1] and "fixed-fact" in rows[at + 1], rows[at:at + 2]     # under the title
     memory = CliRunner().invoke(cli, ["bank", "list", "--topic", "memory"], env={"COLUMNS": "160"}).output
     assert "beyond the GATE DA syllabus" in memory
 

@@ -165,7 +165,7 @@ def _template_notes(t) -> tuple:
     """What `quiz bank list` says after a title: the GATE DA syllabus tags, and fixed-fact."""
     from quizforge.bank.syllabus import syllabus_text
 
-    notes: list = [("  · " + syllabus_text(t.id), "dim")]
+    notes: list = ["\n", (syllabus_text(t.id), "dim")]
     if t.fixed_fact:
         notes.append(("  · fixed-fact", "yellow"))
     return tuple(notes)
