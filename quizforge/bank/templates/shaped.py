@@ -14,7 +14,7 @@ from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import integer, tex_int
 from quizforge.bank.template import Draft, template
 from quizforge.bank.templates.models import _measured_part, gpt_layer_draft
-from quizforge.bank.templates.params import PARAMETERS, _count, _formula_step, _measured, _per_layer, model_count_draft
+from quizforge.bank.templates.params import PARAMETERS, _measured, model_count_draft
 
 _SCALED_FROM = ("bert-base", "bert-large", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama-7b")
 
@@ -45,16 +45,19 @@ def gpt3_shaped(chain: SeedChain) -> Draft:
     d, d_head = _gpt3_width(s)
     L = s.integer(4, 96)
     ctx = s.choice((1024, 2048, 4096))
-    cfg = ModelConfig(arch="gpt", d_model=d, n_heads=d // d_head, d_ff=4 * d, n_layers=L, vocab_size=50_257,
-                      max_len=ctx)
-    total = _count(cfg)
+    V = 50_257
+    cfg = ModelConfig(arch="gpt", d_model=d, n_heads=d // d_head, d_ff=4 * d, n_layers=L, vocab_size=V, max_len=ctx)
+    # GPT-2's layout in closed form, in plain integers (the sympy forms cost milliseconds a draw);
+    # `verify` counts numel() on the reference model, and the tests compare the two.
+    layer = 12 * d * d + 13 * d
+    total = L * layer + (V + ctx) * d + 2 * d
     wrong = [
         Misconception("12Ld2-only", "left out the embeddings", "that is 12·L·d² alone, without the embeddings and the biases",
                       12 * L * d * d),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      total - (L - 1) * _per_layer(cfg)),
+                      total - (L - 1) * layer),
         Misconception("no-bias", "forgot the biases", "that is the count without the bias vectors of the linear maps",
-                      _count(cfg.with_(bias=False))),
+                      total - L * 9 * d),
         Misconception("no-norms", "forgot the LayerNorms", "every layer has two LayerNorms, and one more follows the last "
                       "layer, each with a gain and a bias of d_model", total - (2 * L + 1) * 2 * d),
         Misconception("no-final-norm", "forgot the final LayerNorm", "GPT-2's layout ends with one more LayerNorm (2·d_model)",
@@ -68,8 +71,12 @@ def gpt3_shaped(chain: SeedChain) -> Draft:
                 f"context of $n_{{ctx}} = {ctx}$ (learned positions, tied output head, biases and LayerNorms as in GPT-2, "
                 "a final LayerNorm after the last layer). How many trainable parameters does it have? Count exactly."),
         answer=total, verify=_measured(cfg), misconceptions=merge_coinciding(wrong), fmt=integer, unit=PARAMETERS,
-        solution=[Step("Per layer", f"$12d^2 + 13d = {tex_int(12 * d * d + 13 * d)}$"),
-                  _formula_step("Exact count", cfg, "N")],
+        solution=[Step("Per layer", f"attention $4d^2 + 4d$, FFN $8d^2 + 5d$, two LayerNorms $4d$: "
+                                    f"$12d^2 + 13d = {tex_int(layer)}$"),
+                  Step("Embeddings", f"tokens and positions $(V + n_{{ctx}})\\,d = ({tex_int(V)} + {ctx}) \\cdot {d} = "
+                                     f"{tex_int((V + ctx) * d)}$, tied head: nothing more"),
+                  Step("Exact count", f"$$N = L(12d^2 + 13d) + (V + n_{{ctx}})\\,d + 2d = {L} \\cdot {tex_int(layer)} + "
+                                      f"{tex_int((V + ctx) * d)} + {2 * d} = {tex_int(total)}$$")],
         hints=["Each layer: 12d² weights, 13d biases and LayerNorm parameters.", "$L(12 d^2 + 13 d) + (V + n_{ctx}) d + 2d$",
                f"$L = {L}$, $d = {d}$, $n_{{ctx}} = {ctx}$"],
     )
