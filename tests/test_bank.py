@@ -122,8 +122,8 @@ def test_verified_templates_cover_params_flops_and_memory():
 def test_published_counts_appear_as_keys():
     gpt3 = [registry.get_template("params.gpt3_table").question(s) for s in range(200)]
     by_prompt = {q.prompt.split("**")[1]: q.answer for q in gpt3}
-    assert by_prompt["gpt3-175b"] == pytest.approx(174.60, abs=1e-9)   # 174,604,259,328 parameters
-    assert by_prompt["gpt3-small"] == pytest.approx(0.13, abs=1e-9)     # 125,231,616
+    assert by_prompt["gpt3-175b"] == 174_604_259_328                     # counted exactly (issue 33)
+    assert by_prompt["gpt3-small"] == 125_226_240                         # 12·7,087,872 + 52,305·768 + 2·768
     models = [registry.get_template("params.model").question(s) for s in range(200)]
     keys = {q.prompt.split("**")[1]: next(o.value for o in q.options if o.correct) for q in models}
     assert keys["gpt2"] == 124_439_808 and keys["bert-base"] == 109_482_240 and keys["llama-7b"] == 6_738_415_616
@@ -488,7 +488,9 @@ def test_gpt3_table_is_quoted_as_printed():
     big = registry.question("params.gpt3_table-0004")
     assert "**gpt3-13b**" in big.prompt and "$d_{model} = 5140$" in big.prompt and "count with $d_{model} = 5120$" in big.prompt
     assert big.answer == 12_853_386_240                      # counted with 5120
-    assert grade(big, "12,853,386,240").correct and not grade(big, "12.85B").correct
+    assert grade(big, "12,853,386,240").correct
+    with pytest.raises(answers.AnswerError, match="exact value"):     # too coarse for an exact count
+        grade(big, "12.85B")
 
 
 def test_attention_weight_never_asks_a_forced_or_vanishing_entry():
