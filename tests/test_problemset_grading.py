@@ -358,7 +358,7 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
         assert code == 0, (command, err)
     assert out.startswith("19 answers of 3 students graded, 1 rejected")   # 21 rows: a blank, a reject
     book = _book(tmp_path / "quiz1" / "graded")
-    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
+    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 9    # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
     assert "57.67M" in reject["reason"] and "significant figures" in reject["reason"]
 
@@ -383,7 +383,7 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     assert code == 0, err
     assert "2 overrides applied" in stdout
     book = _book(out)
-    assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 9, "21CS002": 9, "21CS003": 9}
+    assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 8, "21CS002": 8, "21CS003": 8}
     assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
