@@ -31,7 +31,7 @@ def refused(run_quiz):
     ("params.projections-002a", "1,048,576"), ("params.projections-002a", "1_048_576"),
     ("params.projections-002a", "1 048 576"),                    # 4·512²
     ("flops.training-0000", "3.15e22"), ("flops.training-0000", "31.5e21 FLOPs"),
-    ("positional.pe_value-0007", "-0.737"), ("params.gpt3_table-0005", "3/4"),
+    ("positional.pe_value-0007", "-0.737"), ("params.rule_of_thumb-000a", "3/4"),
     ("params.projections-0002", "4*512^2 + 4*512"), ("flops.rnn_vs_attention-001d", "4x"),
     ("memory.kv_cache-0004", "1.25 GiB"), ("memory.kv_cache-0004", "1280 MiB"),
     ("flops.qk-0000", "25165824 FLOPs"),
@@ -58,28 +58,66 @@ def test_a_bare_number_of_hours_in_a_days_question_is_named_as_hours(refused):
 
 
 def test_the_original_transformer_counts_in_millions_take_every_writing():
-    qid = "params.transformer_paper-0001"                       # 25,224,192 → 25.2 million
-    for text in ("25.2", "25.2M", "25.2 million", "25,224,192", "25224192", "25.2e6"):
+    qid = "params.transformer_paper-0001"                       # 25,224,192 → 25.224 million
+    for text in ("25.224", "25.224M", "25.224 million", "25,224,192", "25224192", "25.224e6", "25.224 mn",
+                 "25,224,192 parameters"):
         verdict = check(qid, text)
-        assert verdict["correct"] is True and verdict["answer"] == "25.2 million", text
+        assert verdict["correct"] is True and verdict["answer"] == "25.224 million", text
     assert "25.224192" == check(qid, "25,224,192")["read_as"]
 
 
 def test_the_instruction_names_the_unit():
     result = CliRunner().invoke(cli, ["ask", "params.transformer_paper-0001", "--json"])
-    assert json.loads(result.output)["instruction"] == "Enter a number in millions rounded to 1 decimal place."
+    assert json.loads(result.output)["instruction"] == "Enter a number in millions rounded to 3 decimal places."
     assert json.loads(result.output)["unit"] == "millions"
 
 
 def test_a_raw_count_in_a_billions_question_is_read_as_the_count():
-    qid = "params.gpt3_table-0001"                              # gpt3-175b: 174,604,259,328 → 174.60 billion
-    for text in ("1.746e11", "174,604,259,328", "174.6B", "174.60 billion", "12.85 billions".replace("12.85", "174.60")):
+    qid = "params.rule_of_thumb-0001"                           # 12·16·8064² = 12,485,640,192 → 12.49 billion
+    for text in ("1.249e10", "12,490,000,000", "12.49B", "12.49 billion", "12.49 billions", "12.49 bn"):
         verdict = check(qid, text)
-        assert verdict["correct"] is True and verdict["answer"] == "174.60 billion", text
-    wrong = check(qid, "1.75e11")
-    assert wrong["correct"] is False and wrong["read_as"] == "175"
-    assert "The question asks for billions: 1.75e11 is 175 billion." in wrong["feedback"]
-    assert "question asks for billions" not in check(qid, "175")["feedback"]     # already in billions
+        assert verdict["correct"] is True and verdict["answer"] == "12.49 billion", text
+    wrong = check(qid, "1.26e10")
+    assert wrong["correct"] is False and wrong["read_as"] == "12.6"
+    assert "The question asks for billions: 1.26e10 is 12.6 billion." in wrong["feedback"]
+    assert "question asks for billions" not in check(qid, "12.6")["feedback"]     # already in billions
+
+
+@pytest.mark.parametrize("qid,text", [
+    ("params.projections-002a", "1048576 params"), ("params.projections-002a", "1,048,576 parameters"),
+    ("flops.training-0000", "31.5 ZFLOPs"),                           # 3.15e22 FLOPs
+    ("params.rule_of_thumb-0001", "12.49 bn"), ("params.transformer_paper-0001", "25.224 mn"),
+    ("memory.kv_reduction-0001", "{factor}:1"),
+])
+def test_the_forms_people_type_are_accepted(qid, text):
+    """Issue 33 item 9, through `quiz check`: nouns after a count, ZFLOPs, bn and mn, a ratio a:b."""
+    if "{factor}" in text:
+        from quizforge.bank import registry
+
+        text = text.format(factor=registry.question(qid).answer)
+    verdict = check(qid, text)
+    assert verdict["correct"] is True and verdict["given"] == text, verdict
+
+
+def test_a_ratio_written_with_a_colon_is_read_as_the_quotient_and_refused_elsewhere(refused):
+    from quizforge.bank import registry
+
+    factor = registry.question("memory.kv_reduction-0001").answer
+    assert check("memory.kv_reduction-0001", f"{2 * factor}:2")["correct"] is True
+    assert check("memory.kv_reduction-0001", f"1:{factor}")["correct"] is False       # the inverted ratio
+    assert "divides by zero" in refused("memory.kv_reduction-0001", "4:0")
+    assert "unexpected ':'" in refused("params.projections-002a", "4:1")
+
+
+def test_a_matrix_typed_one_row_per_argument_is_read_row_by_row():
+    from quizforge.bank import registry
+
+    q = registry.question("matrices.causal_mask-0003")             # 2×4: the last 2 of 4 positions
+    rows = [" ".join(str(x) for x in row) for row in q.answer]
+    assert check(q.id, *rows)["correct"] is True
+    wrong = [rows[0], rows[0]]
+    verdict = check(q.id, *wrong)
+    assert verdict["correct"] is False and "(2, 4)" in verdict["feedback"]
 
 
 def test_json_goes_anywhere_even_after_the_double_dash(refused):

@@ -12,11 +12,11 @@ from quizforge.bank import registry
 from quizforge.bank.grading import grade, numeric_key
 
 PINNED = {
-    # 6·(3,152,384) + 6·(4,204,032) + 37,000·512 = 63,082,496 → 63.1 M (the paper rounds to 65M)
-    "params.transformer_paper-0004": 63.1,
-    "params.transformer_paper-000f": 214.2,       # big: 214,245,376 (the paper: 213M)
-    "params.transformer_paper-0002": 18.9,        # base encoder stack: 6 · 3,152,384
-    "params.transformer_paper-0001": 25.2,        # base decoder stack: 6 · 4,204,032
+    # 6·(3,152,384) + 6·(4,204,032) + 37,000·512 = 63,082,496 → 63.082 M (the paper rounds to 65M)
+    "params.transformer_paper-0004": 63.082,
+    "params.transformer_paper-000f": 214.245,     # big: 214,245,376 (the paper: 213M)
+    "params.transformer_paper-0002": 18.914,      # base encoder stack: 6 · 3,152,384
+    "params.transformer_paper-0001": 25.224,      # base decoder stack: 6 · 4,204,032
     "params.gpt3_layer-000b": 1_812_099_072,      # 175B: 12·12288² + 13·12288
     # L = 7, d = 192, V = 256, n_ctx = 128, tied: 7·444,864 + 49,152 + 24,576 + 384
     "params.small_gpt-0007": 3_188_160,
@@ -64,8 +64,8 @@ def test_coinciding_mistakes_are_all_named():
 
 
 def test_transformer_feedback_for_an_untied_output_projection():
-    q = registry.question("params.transformer_paper-0004")      # 63.1 + 18.9 for a separate output matrix
-    verdict = grade(q, "82.0")
+    q = registry.question("params.transformer_paper-0004")      # 63.082 + 18.944 for a separate output matrix
+    verdict = grade(q, "82.026")
     assert verdict.misconception is not None and verdict.misconception.tag == "untied-head"
 
 

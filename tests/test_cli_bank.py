@@ -13,7 +13,8 @@ def test_bank_list_json_has_every_template(run_quiz):
     assert code == 0 and len(data) >= 30
     assert {"id", "topic", "kind", "marks", "difficulty", "title"} <= set(data[0])
     code, out, _ = run_quiz("bank", "list", "--topic", "memory", "--json")
-    assert {t["id"] for t in json.loads(out)} == {"memory.attention_scores", "memory.kv_cache", "memory.kv_reduction"}
+    assert {t["id"] for t in json.loads(out)} == {"memory.attention_scores", "memory.kv_cache", "memory.kv_reduction",
+                                                  "memory.kv_reduction_wide"}
 
 
 def test_bank_list_table(run_quiz):

@@ -53,6 +53,10 @@ def check_matrix_key(q) -> None:
     for m in q.misconceptions:
         assert matrix_answers.shape_of(m.value) == (rows, cols), (q.id, m.tag)
         assert matrix_answers.wrong_entries(q.answer, m.value, q.decimals), (q.id, m.tag)
+        if q.decimals is not None:    # nor the mistake as its maker types it, to the decimals asked
+            typed = [[x if matrix_answers.is_minus_infinity(x) else answers.round_half_away(x, q.decimals) for x in row]
+                     for row in m.value]
+            assert matrix_answers.wrong_entries(q.answer, typed, q.decimals), (q.id, m.tag, typed)
 
 
 @pytest.mark.parametrize("template_id", MATRIX_TEMPLATES)
@@ -144,7 +148,7 @@ def test_an_additive_mask_takes_minus_infinity_as_people_write_it(run_quiz):
 
 def test_a_cached_decoding_mask_is_the_lower_triangle_shifted_right():
     q = question(CACHED)
-    assert "$n_q = 2$ new queries" in q.prompt and "$n_k = 4$" in q.prompt
+    assert "2 new queries (the last 2 of 4 positions) attend to all 4 keys" in q.prompt and "n_q" not in q.prompt
     assert grade(q, "1 1 1 0; 1 1 1 1").correct
     verdict = grade(q, "1 0 0 0; 1 1 0 0")
     assert verdict.misconception.tag == "top-left-aligned" and "(1,2), (1,3)" in verdict.feedback
@@ -401,7 +405,8 @@ def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
     for page in pikepdf.open(out / "papers" / "S1.pdf").pages:
         for _, operator in pikepdf.parse_content_stream(page):
             boxes += str(operator) in ("S", "s", "B", "b", "f")
-    assert boxes >= sum(len(q.answer) * len(q.answer[0]) for q in questions)
+    # The boxes are drawn as a grid: a rule above, below and between the rows, and beside every column.
+    assert boxes >= sum(len(q.answer) + 1 + len(q.answer[0]) + 1 for q in questions)
     key = pdfium.PdfDocument(str(out / "keys" / "S1.pdf"))
     key_text = " ".join(" ".join(p.get_textpage().get_text_range().split()) for p in key)
     for q in questions:
@@ -604,12 +609,12 @@ def test_the_readme_sentences_on_matrix_answers_hold():
     sentence = readme[readme.index("A matrix answer is typed as"):]
     sentence = sentence[:sentence.index("as for any NAT.")]
     forms = re.findall(r"`([^`]+)`", sentence)
-    assert forms == ["[[1,0],[1,1]]", "1 0; 1 1", "-inf", "−∞"]
-    q = question("matrices.attention_weights-0003")        # a 2×2 key: [[1.00, 0.00], [0.11, 0.89]]
+    assert forms == ["[[1,0],[1,1]]", "1 0; 1 1", 'quiz check ID "1 0" "1 1"', "-inf", "−∞"]
+    q = question("matrices.attention_weights-0003")        # a 2×2 key: [[0.50, 0.50], [0.95, 0.05]]
     verdicts = [grade(q, text) for text in (forms[0], forms[1], "1 0\n1 1")]
     assert {v.given for v in verdicts} == {"[[1, 0], [1, 1]]"}
     assert all(v.feedback == verdicts[0].feedback and "(2,1) and (2,2)" in v.feedback for v in verdicts)
-    assert grade(q, "[[1, 0], [0.11, 0.89]]").correct
+    assert grade(q, "[[0.5, 0.5], [0.95, 0.05]]").correct
 
 
 def test_set_grade_marks_matrix_answers_and_a_misshapen_one_wrong(run_quiz, matrix_set, tmp_path):

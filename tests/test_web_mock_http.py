@@ -305,6 +305,9 @@ def test_submit_summary_per_section_then_the_report_scores_as_the_engine(exam):
     assert '<dd id="negative">−0.33</dd>' in report
     for q in (MCQ, NAT, MSQ, NAT2):
         assert solution_html(q) in report
+        from quizforge.bank.syllabus import syllabus_text
+
+        assert f"{q.id} · {syllabus_text(q.template)} · time" in report      # the GATE DA tag (issue 33)
     [miss] = result["misconceptions"]   # the wrong MCQ option is a named mistake
     assert f"<b>{miss['label']}</b> ×1" in report
     assert "Your first mock: the next report will compare with this one." in report

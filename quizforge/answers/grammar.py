@@ -51,7 +51,7 @@ from fractions import Fraction
 from typing import Sequence, Union
 
 from quizforge.answers.units import (
-    BIT_UNITS, COUNT_WORDS, FLOP_MULTIPLIERS, UNIT_HINTS, byte_unit, count_unit, flop_unit, is_unit,
+    BIT_UNITS, COUNT_NOUNS, COUNT_WORDS, FLOP_MULTIPLIERS, UNIT_HINTS, byte_unit, count_unit, flop_unit, is_unit,
     time_unit, unit_family,
 )
 from quizforge.errors import InputError
@@ -563,4 +563,23 @@ def parse_number(text: str, unit: str | None = None, *, allow_percent: bool = Fa
         raise AnswerError(f"answer is {len(text)} characters long (at most {MAX_CHARS})")
     if not text.strip():
         raise AnswerError("empty answer: give a number")
-    return _Parser(text, _tokenize(text), family, allow_percent, scale, tuple(names)).parse()
+    if "x" in names and text.count(":") == 1:
+        return _ratio(text, family, allow_percent, scale, tuple(names))
+    tokens = _tokenize(text)
+    if family == "count" and len(tokens) > 1 and tokens[-1].kind == "word" and tokens[-1].text.lower() in COUNT_NOUNS:
+        tokens = tokens[:-1]            # '1,048,576 parameters' is the count
+    return _Parser(text, tokens, family, allow_percent, scale, tuple(names)).parse()
+
+
+def _ratio(text: str, family, allow_percent: bool, scale: Fraction, names: tuple[str, ...]) -> Number:
+    """'4:1' where a ratio is asked: the first number over the second."""
+    left, right = text.split(":")
+    names = tuple(n for n in names if n != "x")
+    try:
+        a = _Parser(left, _tokenize(left), family, allow_percent, scale, names).parse()
+        b = _Parser(right, _tokenize(right), family, allow_percent, scale, names).parse()
+    except AnswerError as e:
+        raise AnswerError(f"could not read the ratio {quoted(text.strip())}: {e}") from None
+    if b == 0:
+        raise AnswerError(f"the ratio {quoted(text.strip())} divides by zero")
+    return a / b

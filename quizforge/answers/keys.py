@@ -21,7 +21,7 @@ from typing import Iterable, Mapping
 from quizforge.answers.display import format_number
 from quizforge.answers.grammar import AnswerError, Number, parse_number, quoted
 from quizforge.answers.rounding import as_fraction, round_half_away
-from quizforge.answers.units import COUNT_WORDS, FLOP_MULTIPLIERS, count_unit, flop_unit, unit_family
+from quizforge.answers.units import COUNT_WORDS, FLOP_MULTIPLIERS, count_unit, flop_unit, unit_family, without_count_noun
 
 FLOAT_RTOL = 1e-12                 # exact keys vs values that went through floats
 MODES = ("exact", "abs", "rel", "range")
@@ -326,7 +326,7 @@ def _as_raw_count(key: NumericKey, text: str, value: Number) -> Number | None:
     if key.unit != "count" or key.scale <= 1 or abs(value) < key.scale:
         return None
     try:
-        parse_number(text)               # no unit word in it: a plain number
+        parse_number(without_count_noun(text))     # no unit word in it: a plain number (of parameters)
     except AnswerError:
         return None
     return value / key.scale if isinstance(value, Fraction) else value / float(key.scale)

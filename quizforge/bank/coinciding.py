@@ -32,5 +32,5 @@ def merge_coinciding(misconceptions: list[Misconception | None], decimals: int |
         merged.append(Misconception(
             first.tag, " or ".join(m.label for m in group),
             "that number matches more than one mistake: " + "; or ".join(f"{m.label} ({m.feedback})" for m in group),
-            first.value))
+            first.value, tuple(v for m in group for v in m.values)[1:]))
     return merged

@@ -82,6 +82,16 @@ def grade(question: Question, text: str) -> Verdict:
     return _grade_choice(question, text)
 
 
+def answer_text(question: Question, words: list[str] | tuple[str, ...]) -> str:
+    """An answer typed as several command-line words, as one text. A matrix given one row per
+    quoted argument (`quiz check ID "1 0" "1 1"`) is one row per line; anything else is the
+    words joined by spaces (`6 553 600`)."""
+    rows = len(question.answer) if question.is_matrix else 0
+    if rows > 1 and len(words) == rows and not any(c in w for w in words for c in "[];\n"):
+        return "\n".join(words)
+    return " ".join(words)
+
+
 def _grade_numeric(question: Question, text: str) -> Verdict:
     key = numeric_key(question)
     alternatives = [(m.tag, m.value) for m in question.misconceptions if m.value is not None]

@@ -92,8 +92,10 @@ def wrong_entries(key: Sequence[Sequence[Entry]], given: Sequence[Sequence[Entry
 
 
 def matches(key: Sequence[Sequence[Entry]], given: Sequence[Sequence[Entry]], decimals: int | None) -> bool:
-    """Whether `given` would be marked correct against `key`: same shape, every entry in range."""
-    return shape_of(key) == shape_of(given) and not wrong_entries(key, given, decimals)
+    """Whether `given` would be marked correct against `key`: same shape, every entry in range
+    (stopping at the first entry out of range: templates ask this of every mistake of every draw)."""
+    return shape_of(key) == shape_of(given) and all(
+        entry_ok(k, g, decimals) for krow, grow in zip(key, given) for k, g in zip(krow, grow))
 
 
 def distinct_mistakes(key: Grid, decimals: int | None, misconceptions: list[Misconception]) -> list[Misconception]:

@@ -35,6 +35,13 @@ class Misconception:
     label: str         # short name, e.g. "forgot the biases"
     feedback: str      # what the learner is told, e.g. "that is the count without the bias terms"
     value: Any = None  # what the wrong formula gives for this question
+    # Merged mistakes (bank.coinciding): the other formulas' own values, which the range check must see too.
+    merged_values: tuple = ()
+
+    @property
+    def values(self) -> tuple:
+        """Every value this mistake stands for: its own, then those merged into it."""
+        return (self.value, *self.merged_values)
 
 
 @dataclass(frozen=True)

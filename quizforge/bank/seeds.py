@@ -59,11 +59,12 @@ class Stream:
 class SeedChain:
     """A node in the chain exam → student → question; children never share streams."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, wide: bool = False):
         self.path = path
+        self.wide = wide          # a widened template's chain: draw from the wider ranges (`widened`)
 
     def child(self, label: str | int) -> "SeedChain":
-        return SeedChain(f"{self.path}/{label}")
+        return SeedChain(f"{self.path}/{label}", self.wide)
 
     def stream(self, label: str) -> Stream:
         return Stream(f"{self.path}:{label}")
@@ -72,5 +73,11 @@ class SeedChain:
 ROOT = SeedChain("quizforge/v1")
 
 
-def question_chain(template_id: str, seed: int) -> SeedChain:
-    return ROOT.child(template_id).child(f"{seed:04x}")
+def question_chain(template_id: str, seed: int, wide: bool = False) -> SeedChain:
+    return SeedChain(f"{ROOT.path}/{template_id}/{seed:04x}", wide)
+
+
+def widened(chain: SeedChain) -> Stream | None:
+    """The stream a widened template (a narrow one registered again under a new ID, bank v4) draws
+    its wider numbers from; None for the narrow template, whose questions stay as they were."""
+    return chain.stream("wider") if chain.wide else None

@@ -57,6 +57,8 @@ class Draft:
     fallback: Callable[[Stream], Any] | None = None     # extra plausible distractors when short
     exhibits: list[Step] = field(default_factory=list)  # matrices and tables the prompt refers to
     verify: Callable[[], Any] | None = None             # the key measured on the reference model (slow)
+    # The prompt once the options are drawn, when it depends on them (a note that only some options need).
+    prompt_for: Callable[[tuple[Option, ...]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,9 @@ class Template:
     title: str
     generate: Callable[[SeedChain], Draft] = field(compare=False, repr=False)
     light: bool = False       # generates without torch or sympy (fast first prompts)
+    # Why the template has too few distinct questions for per-student variants ("" when it has enough).
+    fixed_fact: str = ""
+    wide: bool = False        # the wider sibling of a narrow template: its chains say so (seeds.widened)
 
     def draft(self, seed: int) -> tuple[Draft, SeedChain]:
         """What the template draws for `seed`, and the chain it drew from.
@@ -79,13 +84,13 @@ class Template:
         """
         if not 0 <= seed <= 0xFFFF:
             raise InputError(f"seed {seed} is out of range (0..65535)")
-        chain = question_chain(self.id, seed)
+        chain = question_chain(self.id, seed, self.wide)
         draft = self.generate(chain)
         for attempt in range(1, MAX_REDRAWS + 1):
             # A matrix template redraws on its own until every mistake's matrix is told apart.
             if self.kind != "NAT" or isinstance(draft.answer, tuple) or not mistakes_inside_range(draft):
                 return draft, chain
-            chain = question_chain(self.id, seed).child(f"redraw-{attempt}")
+            chain = question_chain(self.id, seed, self.wide).child(f"redraw-{attempt}")
             draft = self.generate(chain)
         if self.kind == "NAT" and mistakes_inside_range(draft):
             raise RuntimeError(f"{self.id} seed {seed}: every draw lets a modelled mistake into the accepted range")
@@ -115,9 +120,9 @@ class Template:
         answer_md = _answer_md(self.kind, draft, options)
         return Question(
             id=qid, template=self.id, topic=self.topic, kind=self.kind, marks=self.marks,
-            difficulty=self.difficulty, title=self.title, prompt=math_numbers(draft.prompt),
-            options=tuple(replace(o, md=math_numbers(o.md), why=math_numbers(o.why)) for o in options),
-            answer=draft.answer if self.kind == "NAT" else None, answer_md=math_numbers(answer_md),
+            difficulty=self.difficulty, title=self.title,
+            prompt=math_numbers(draft.prompt_for(options) if draft.prompt_for is not None else draft.prompt),
+            options=options, answer=draft.answer if self.kind == "NAT" else None, answer_md=math_numbers(answer_md),
             decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit,
             misconceptions=tuple(replace(m, feedback=math_numbers(m.feedback)) for m in misconceptions),
             solution=tuple(replace(step, title=math_numbers(step.title), md=math_numbers(step.md))
@@ -130,13 +135,14 @@ class Template:
 MAX_REDRAWS = 40
 
 
-def gives_true_value(draft: Draft, mistake: Misconception) -> bool:
-    """Whether a modelled mistake's formula gives the true (unrounded) value for this draw,
-    as ignoring a mask does on a row the mask leaves alone."""
+def gives_true_value(draft: Draft, mistake: Misconception | Any) -> bool:
+    """Whether a modelled mistake's formula (or one of its values) gives the true (unrounded)
+    value for this draw, as ignoring a mask does on a row the mask leaves alone."""
+    value = mistake.value if isinstance(mistake, Misconception) else mistake
     true = draft.exact if draft.exact is not None else draft.answer
-    if isinstance(mistake.value, str) or isinstance(true, str):
-        return mistake.value == true
-    a, b = float(mistake.value), float(true)
+    if isinstance(value, str) or isinstance(true, str):
+        return value == true
+    a, b = float(value), float(true)
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
 
 
@@ -150,30 +156,47 @@ def mistakes_inside_range(draft: Draft) -> list[Misconception]:
     key = key_for(draft.answer, decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit)
     inside = []
     for m in draft.misconceptions:
-        if m.value is None or not _plausible(m.value) or gives_true_value(draft, m):
-            continue
-        value = m.value if isinstance(m.value, float) else Fraction(m.value)
-        # Whoever makes the mistake types it to the decimals asked: that must be refused too.
-        typed = value if draft.decimals is None else answers.round_half_away(value, draft.decimals)
-        if key.accepts(value) or key.accepts(typed) or draft.fmt(m.value) == draft.fmt(draft.answer):
-            inside.append(m)
+        # A merged mistake stands for several formulas: each one's own value must stay outside.
+        for raw in m.values:
+            if raw is None or not _plausible(raw) or gives_true_value(draft, raw):
+                continue
+            value = raw if isinstance(raw, float) else Fraction(raw)
+            # Whoever makes the mistake types it to the decimals asked: that must be refused too.
+            typed = value if draft.decimals is None else answers.round_half_away(value, draft.decimals)
+            if key.accepts(value) or key.accepts(typed) or draft.fmt(raw) == draft.fmt(draft.answer):
+                inside.append(m)
+                break
     return inside
 
 
 REGISTRY: dict[str, Template] = {}
 
 
-def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False):
+def template(id: str, *, topic: str, kind: str, marks: int, difficulty: int, title: str, light: bool = False,
+             fixed_fact: str = "", widened_as: str = ""):
     """Register a template function under a stable id (never rename one: IDs are in answer keys)."""
     if not _ID.fullmatch(id) or id.split(".")[0] != topic:
         raise ValueError(f"template id {id!r} must be '<topic>.<name>'")
     if topic not in TOPICS or kind not in KINDS or marks not in (1, 2) or difficulty not in (1, 2, 3):
         raise ValueError(f"bad metadata for template {id!r}")
 
+    def register_once(t: Template) -> None:
+        if not _ID.fullmatch(t.id) or t.id.split(".")[0] != topic or t.id in REGISTRY:
+            raise ValueError(f"template id {t.id!r} is malformed or registered twice")
+        REGISTRY[t.id] = t
+
     def register(func: Callable[[SeedChain], Draft]) -> Callable[[SeedChain], Draft]:
         if id in REGISTRY:
             raise ValueError(f"template {id!r} registered twice")
-        REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light)
+        if widened_as:
+            # The narrow template keeps its questions (their IDs are in answer keys); the sibling
+            # runs the same function on chains that draw from the wider ranges.
+            fixed = fixed_fact or f"few distinct questions; {widened_as} draws from wider ranges"
+            REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light, fixed)
+            register_once(Template(widened_as, topic, kind, marks, difficulty, f"{title} (wider ranges)", func, light,
+                                   wide=True))
+            return func
+        REGISTRY[id] = Template(id, topic, kind, marks, difficulty, title, func, light, fixed_fact)
         return func
 
     return register

@@ -15,11 +15,15 @@ def bank() -> None:
 
 
 @bank.command("list", short_help="List the templates.")
-@click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, concepts).")
+@click.option("--topic", help="Only this topic (dims, params, flops, memory, attention, softmax, positional, norms, "
+              "sampling, concepts, matrices).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bank_list(topic, as_json) -> None:
-    """List the templates with their topic, kind, marks and difficulty."""
+    """List the templates with their topic, kind, marks and difficulty, the GATE DA syllabus
+    topics each exercises, and which are fixed-fact (too few distinct questions for per-student
+    variants)."""
     from quizforge.bank.registry import all_templates
+    from quizforge.bank.syllabus import syllabus_tags
     from quizforge.bank.template import TOPICS
 
     if topic is not None and topic not in TOPICS:
@@ -29,7 +33,8 @@ def bank_list(topic, as_json) -> None:
     templates = [t for t in all_templates() if topic is None or t.topic == topic]
     if as_json:
         emit_json([{"id": t.id, "topic": t.topic, "kind": t.kind, "marks": t.marks, "difficulty": t.difficulty,
-                    "title": t.title} for t in templates])
+                    "title": t.title, "gate_da_syllabus": list(syllabus_tags(t.id)),
+                    "fixed_fact": t.fixed_fact or None} for t in templates])
         return
     from quizforge.render.question import templates_table
     from quizforge.render import console
@@ -147,7 +152,7 @@ def check(question_id, answer, as_json, data_dir) -> None:
       quiz check positional.pe_value-0007 -0.737
       quiz check positional.pe_value-0007 -- -0.737 --json
     """
-    from quizforge.bank.grading import grade
+    from quizforge.bank.grading import answer_text, grade
     from quizforge.bank.registry import question as lookup
 
     words = [w for w in answer if w != "--json"]
@@ -155,7 +160,8 @@ def check(question_id, answer, as_json, data_dir) -> None:
     if not words:
         raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
     refuse_open_mock_question(question_id, "answers to it are checked", data_dir)
-    verdict = grade(lookup(question_id), " ".join(words))
+    question = lookup(question_id)
+    verdict = grade(question, answer_text(question, words))
     if as_json:
         emit_json(verdict.to_json())
         return

@@ -54,6 +54,8 @@ def _resume(text: str | None) -> bool | str:
 @click.option("--sections", type=click.Choice(["subject", "topic", "marks"]),
               help="The mock's sections: GATE's subject section, a tab per topic, or by marks (1-mark, 2-mark); "
                    "kept on resume  [default: subject]")
+@click.option("--syllabus", type=click.Choice(["gate"]),
+              help="Drill only templates that exercise GATE DA syllabus skills (see `quiz bank list`).")
 @click.option("--interview", is_flag=True, help="Conceptual interview questions with follow-ups; rate yourself.")
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[N]",
               help="Continue a paused mock with its clock: the last one, or mock N (quiz stats lists them).")
@@ -63,7 +65,7 @@ def _resume(text: str | None) -> bool | str:
               help="With --browser: the name on the candidate panel  [env: QUIZFORGE_NAME; default: Candidate]")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where history is kept  [env: QUIZFORGE_HOME]")
 def practice(topic, difficulty, count, new_per_day, exam_date, target_retention, mock, questions, minutes, sections,
-             interview, resume, browser, keyboard, name, data_dir):
+             syllabus, interview, resume, browser, keyboard, name, data_dir):
     """Practise: an adaptive drill (default), a GATE mock, or an interview.
 
     At the answer prompt: h hint, s skip, e explain, q quit.
@@ -75,6 +77,8 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
     """
     from quizforge.practice.session import run_practice
 
+    if syllabus and (mock or resume or interview or browser):
+        raise click.UsageError("--syllabus belongs to the drill (no --mock, --resume or --interview)")
     if interview and (mock or resume):
         raise click.UsageError("--interview cannot be combined with --mock or --resume")
     if (questions or minutes) and not (mock or resume):
@@ -121,10 +125,12 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
     try:
         code = run_practice(mode, data_dir=data_dir, topic=topic, difficulty=_difficulty(difficulty), count=count,
                             new_per_day=new_per_day, questions=questions, minutes=minutes, resume=_resume(resume),
-                            sections=sections, exam_date=exam_date, target_retention=target_retention)
+                            sections=sections, exam_date=exam_date, target_retention=target_retention,
+                            syllabus=syllabus)
     except NoTemplates as exc:
-        raise InputError(f"no templates match --topic {exc.topic or '(any)'} --difficulty "
-                         f"{','.join(map(str, sorted(exc.difficulty or ())))}") from None
+        levels = f" --difficulty {','.join(map(str, sorted(exc.difficulty)))}" if exc.difficulty else ""
+        within = " --syllabus gate (beyond the GATE DA syllabus)" if exc.syllabus else ""
+        raise InputError(f"no templates match --topic {exc.topic or '(any)'}{levels}{within}") from None
     except HistoryError as exc:
         raise InputError(history_error(exc)) from None
     click.get_current_context().exit(code)

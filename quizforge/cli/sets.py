@@ -55,7 +55,12 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                    f"the papers of {shown}", err=True)
     say(out_console, f"Different questions per slot (of {made['students']} papers):",
         items=[f"Q{v.slot.number} {v.distinct}" for v in made["variety"]])
+    from quizforge.problemsets.variants import fixed_fact_note
+
     for v in made["variety"]:
+        if note := fixed_fact_note(v.slot):
+            click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) is a fixed-fact template, unsuitable for "
+                       f"per-student variants: {note}", err=True)
         if v.shared:
             click.echo(f"warning: Q{v.slot.number} ({v.slot.template}) has {v.distinct} different "
                        f"{'text' if v.distinct == 1 else 'texts'} for {v.papers} papers; up to {v.largest_share} "

@@ -36,6 +36,7 @@ class DrillOptions:
     count: int = 10
     new_per_day: int | None = 10   # None: the exam's pace, or 10 without an exam
     exam: Any = None               # exam.ExamPlan: plan toward this exam date
+    syllabus: str | None = None       # "gate": only templates that exercise GATE DA syllabus skills
 
 
 @dataclass
@@ -181,18 +182,21 @@ Event = Union[Started, QuestionShown, HintShown, NoMoreHints, ConfirmGiveUp, Unr
 class NoTemplates(InputError):
     """No template matches the drill's topic and difficulty."""
 
-    def __init__(self, topic: str | None, difficulty: frozenset[int] | None):
-        self.topic, self.difficulty = topic, difficulty
+    def __init__(self, topic: str | None, difficulty: frozenset[int] | None, syllabus: str | None = None):
+        self.topic, self.difficulty, self.syllabus = topic, difficulty, syllabus
         levels = ",".join(map(str, sorted(difficulty or ())))
-        super().__init__(f"no templates match topic {topic or 'any'} with difficulty {levels}")
+        within = " within the GATE DA syllabus" if syllabus else ""
+        super().__init__(f"no templates match topic {topic or 'any'} with difficulty {levels}{within}")
 
 
-def drill_templates(topic: str | None, difficulty: frozenset[int] | None):
+def drill_templates(topic: str | None, difficulty: frozenset[int] | None, syllabus: str | None = None):
     from quizforge.bank.registry import templates_for
+    from quizforge.bank.syllabus import in_syllabus
 
-    chosen = [t for t in templates_for(topic) if difficulty is None or t.difficulty in difficulty]
+    chosen = [t for t in templates_for(topic) if (difficulty is None or t.difficulty in difficulty)
+              and (syllabus is None or in_syllabus(t.id))]
     if not chosen:
-        raise NoTemplates(topic, difficulty)
+        raise NoTemplates(topic, difficulty, syllabus)
     # Teaching order: easier first, then the bank's topic order.
     return sorted(chosen, key=lambda t: t.difficulty)
 
@@ -217,8 +221,8 @@ class Drill:
         self.history = history
         self.options = options
         self.clock = clock
-        templates = drill_templates(options.topic, options.difficulty)
-        unfiltered = options.topic is None and options.difficulty is None
+        templates = drill_templates(options.topic, options.difficulty, options.syllabus)
+        unfiltered = options.topic is None and options.difficulty is None and options.syllabus is None
         self.planner = Planner(history, [t.id for t in templates], new_per_day=options.new_per_day,
                                light=[t.id for t in templates if t.light], every_template=unfiltered,
                                named=options.topic is not None, exam=options.exam)

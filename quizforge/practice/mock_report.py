@@ -39,12 +39,15 @@ def _topic_title(topic: str) -> str:
 
 
 def _question_cell(question_id: str) -> Text:
-    """The template's title, with the question ID under it for `quiz explain`."""
+    """The template's title, with the question ID under it for `quiz explain` and the GATE DA
+    syllabus topics the question exercises (or that it is beyond the syllabus)."""
     from quizforge.bank.mathtext import markdown_to_terminal
     from quizforge.bank.registry import parse_question_id
+    from quizforge.bank.syllabus import syllabus_text
 
-    title = markdown_to_terminal(parse_question_id(question_id)[0].title)
-    return Text.assemble(title, "\n", (question_id, "dim"))
+    template = parse_question_id(question_id)[0]
+    title = markdown_to_terminal(template.title)
+    return Text.assemble(title, "\n", (f"{question_id} · {syllabus_text(template.id)}", "dim"))
 
 
 # Below this width the tables would cut cells (the marks column first); blocks of text wrap instead.

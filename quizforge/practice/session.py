@@ -12,7 +12,7 @@ from quizforge.render import console as make_console
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
                  questions=None, minutes=None, resume=False, clock=time.time, reader=None, console=None,
-                 sections=None, exam_date=None, target_retention=None) -> int:
+                 sections=None, exam_date=None, target_retention=None, syllabus=None) -> int:
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number. `exam_date` ("YYYY-MM-DD"
     or "off") and `target_retention` are saved in the history; `new_per_day` None: the exam's pace."""
@@ -36,7 +36,7 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
                 exam = remember_exam(history, exam_date, target_retention, clock())
                 if exam is None and new_per_day is None:
                     new_per_day = 10
-                drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, exam), clock)
+                drill = Drill(history, DrillOptions(topic, difficulty, count, new_per_day, exam, syllabus), clock)
                 preparing.step("choosing the first question")
                 started = drill.start()
             elif mode == "mock":

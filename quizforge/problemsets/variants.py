@@ -77,6 +77,14 @@ class Variety:
         return self.largest_share > 1
 
 
+def fixed_fact_note(slot: Slot) -> str:
+    """Why the slot's template cannot give each student a question of their own ('' when it can):
+    a fixed-fact template, as `quiz bank list` marks it."""
+    from quizforge.bank.registry import get_template
+
+    return get_template(slot.template).fixed_fact
+
+
 def question_text_key(question) -> tuple:
     """What a student reads, whatever the option order: two papers with equal keys ask the same."""
     return (question.prompt, tuple(sorted(o.md for o in question.options)),

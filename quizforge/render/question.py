@@ -151,14 +151,29 @@ class TemplateList:
                 table.add_column("title", overflow="fold")
                 for t in members:
                     marks = f"{t.marks} mark{'s' if t.marks > 1 else ''}"
-                    table.add_row(t.id, t.kind, marks, "●" * t.difficulty, markdown_to_terminal(t.title))
+                    table.add_row(t.id, t.kind, marks, "●" * t.difficulty,
+                                  Text.assemble(markdown_to_terminal(t.title), *_template_notes(t)))
                 yield table
             else:
                 for t in members:
                     yield Text(t.id, no_wrap=True, overflow="ignore")
                     marks = f"{t.marks} mark{'s' if t.marks > 1 else ''}"
-                    yield Padding(Text(f"{t.kind} · {marks} · {'●' * t.difficulty} · "
-                                       f"{markdown_to_terminal(t.title)}", style="dim"), (0, 0, 0, 2))
+                    yield Padding(Text.assemble(Text(f"{t.kind} · {marks} · {'●' * t.difficulty} · "
+                                                     f"{markdown_to_terminal(t.title)}", style="dim"),
+                                                *_template_notes(t)), (0, 0, 0, 2))
+        yield Text("")
+        yield Text("fixed-fact: too few distinct questions for per-student variants (a problem set warns); "
+                   "GATE DA: the syllabus topics a template exercises.", style="dim")
+
+
+def _template_notes(t) -> tuple:
+    """What `quiz bank list` says after a title: the GATE DA syllabus tags, and fixed-fact."""
+    from quizforge.bank.syllabus import syllabus_text
+
+    notes: list = ["\n", (syllabus_text(t.id), "dim")]
+    if t.fixed_fact:
+        notes.append(("  · fixed-fact", "yellow"))
+    return tuple(notes)
 
 
 def templates_table(templates) -> TemplateList:

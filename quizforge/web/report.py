@@ -39,6 +39,7 @@ def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
 def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     """Everything the report template shows, in plain values and HTML fragments."""
     from quizforge.bank.registry import parse_question_id
+    from quizforge.bank.syllabus import syllabus_text
     from quizforge.bank.template import TOPICS
 
     pct = mock_percent(result) or 0.0
@@ -65,6 +66,7 @@ def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
             "earned": f"{item['earned']:+g}", "seconds": clock_text(item["seconds"]),
             "topic": TOPICS.get(item["topic"], item["topic"]),
             "template": parse_question_id(item["id"])[0].title,
+            "syllabus": syllabus_text(parse_question_id(item["id"])[0].id),
             "solution": solution_html(question),
             # Matrices as tables: the candidate's (when it could be read) beside the key.
             "answer_table": answer_table(given, "answer-matrix your-matrix", _wrong_entries(question, item["answer"]))

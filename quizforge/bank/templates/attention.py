@@ -57,11 +57,10 @@ def _variants(steps) -> dict[str, list[list[float]]]:
     raw = [[float(x) for x in row] for row in steps.scores]
     hidden = steps.masked if steps.causal else None
     by_dk = [[x / steps.d_k for x in row] for row in raw]
-    column_wise = _transpose(_softmax_rows(_transpose(steps.scaled),
-                                           _transpose(hidden) if hidden else None)) if not steps.causal else None
-    out = {"no-sqrt-dk": _softmax_rows(raw, hidden), "divided-by-d_k": _softmax_rows(by_dk, hidden)}
-    if column_wise is not None:
-        out["softmax-wrong-axis"] = column_wise
+    # Under a causal mask too: each column normalized over the queries that may see its key.
+    column_wise = _transpose(_softmax_rows(_transpose(steps.scaled), _transpose(hidden) if hidden else None))
+    out = {"no-sqrt-dk": _softmax_rows(raw, hidden), "divided-by-d_k": _softmax_rows(by_dk, hidden),
+           "softmax-wrong-axis": column_wise}
     if steps.causal:
         out["ignored-mask"] = _softmax_rows(steps.scaled)
     return out
@@ -73,6 +72,10 @@ _FEEDBACK = {
     "softmax-wrong-axis": ("softmax over the wrong axis", "that normalizes each column (over the queries); softmax runs along each row, over the keys"),
     "ignored-mask": ("ignored the causal mask", "that lets query i see later keys; the causal mask hides keys j > i"),
     "scores-transposed": ("read Kᵀ the wrong way", "that is entry (j, i): row i of QKᵀ is query i against every key"),
+    "unnormalized": ("forgot the softmax's denominator",
+                     "that is the exponential alone; softmax divides it by the sum of the row's exponentials"),
+    "unnormalized-shifted": ("forgot the softmax's denominator",
+                             "that is e^(s − row max) alone; softmax divides it by the sum of the row's exponentials"),
 }
 
 
@@ -121,10 +124,20 @@ def _intro(Q, causal: bool | None) -> str:
 
 @template("attention.score", topic="attention", kind="NAT", marks=1, difficulty=1, title="A scaled score by hand")
 def scaled_score(chain: SeedChain) -> Draft:
-    s, Q, K, V, causal, steps = _problem(chain)
+    problem = chain
+    for attempt in range(1, 100):
+        s, Q, K, V, causal, steps = _problem(problem)
+        # A zero score is 0.00 with or without √d_k: ask one the scaling changes.
+        if any(x for row in steps.scores for x in row):
+            break
+        problem = chain.child(f"nonzero-{attempt}")
     i, j = s.integer(0, len(Q) - 1), s.integer(0, len(K) - 1)
     while i != j and steps.scores[i][j] == steps.scores[j][i] and len(Q) > 1:
         j = (j + 1) % len(K)
+    if steps.scores[i][j] == 0:
+        i, j = s.choice([(r, c) for r in range(len(Q)) for c in range(len(K))
+                         if steps.scores[r][c] != 0 and (r == c or steps.scores[r][c] != steps.scores[c][r])]
+                        or [(r, c) for r in range(len(Q)) for c in range(len(K)) if steps.scores[r][c] != 0])
     value = steps.scaled[i][j]
     raw = float(steps.scores[i][j])
     return Draft(
@@ -168,7 +181,9 @@ def attention_weight(chain: SeedChain) -> Draft:
         prompt=_intro(Q, causal) + f" What is the attention weight $a_{{{i + 1}{j + 1}}}$ of query {i + 1} on key {j + 1}? "
                f"Give it to {DECIMALS} decimal places.",
         answer=rounded(value, DECIMALS), exact=value, decimals=DECIMALS, fmt=decimal(DECIMALS), exhibits=_exhibits(Q, K, V),
-        misconceptions=[_mis(tag, w[i][j]) for tag, w in variants.items()],
+        misconceptions=[*(_mis(tag, w[i][j]) for tag, w in variants.items()),
+                        _mis("unnormalized", math.exp(steps.scaled[i][j])),
+                        _mis("unnormalized-shifted", steps.exps[i][j])],
         solution=[*_worked(steps, "weights"),
                   Step("Answer", f"$$a_{{{i + 1}{j + 1}}} = {fixed(value, 4)} \\approx {fixed(value, DECIMALS)}$$")],
         hints=["Scale, mask, then softmax along the row of query i.",

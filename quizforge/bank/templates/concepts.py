@@ -243,6 +243,10 @@ def bert_gpt(chain: SeedChain) -> Draft:
         f"$N = {N}$ input tokens.",
     ][framing]
     prompt = f"{lead} Counts below are expected values. {MSQ_ASK}"
+
+    def prompt_for(options) -> str:
+        """The note on counts only where an option holds one (each such statement names the selected count)."""
+        return prompt if any(str(sel) in o.md for o in options) else f"{lead} {MSQ_ASK}"
     statements = statement_pool("bert_gpt", sel=sel, N=N, mask=mask, rand=rand)
     solution = [
         Step("BERT",
@@ -260,7 +264,7 @@ def bert_gpt(chain: SeedChain) -> Draft:
              "GPT: decoder-only, causal mask, next-token prediction at every position."),
     ]
     return Draft(
-        prompt=prompt, statements=statements, solution=solution,
+        prompt=prompt, prompt_for=prompt_for, statements=statements, solution=solution,
         hints=["One model fills in blanks using both sides; the other continues text left to right.",
                "MLM: 15% selected, then 80% [MASK] / 10% random / 10% unchanged",
                f"$0.15 \\times {N} = {sel}$"],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.seeds import SeedChain
+from quizforge.bank.seeds import SeedChain, widened
 from quizforge.bank.steps import integer, shape
 from quizforge.bank.template import Draft, template
 
@@ -21,7 +21,10 @@ def _config(stream):
 def head_dimension(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
-    d_model, h = _config(chain.stream("params"))
+    s = chain.stream("params")
+    # d_k drawn first, over 117 even widths, so that no key is shared by more than a few prompts.
+    d_k_drawn, h = s.choice(range(24, 257, 2)), s.choice(HEADS)
+    d_model = d_k_drawn * h
     cfg = ModelConfig(arch="mha", d_model=d_model, n_heads=h)
     d_k = cfg.d_head
     return Draft(
@@ -128,11 +131,13 @@ def head_split(chain: SeedChain) -> Draft:
 
 
 @template("dims.gqa_groups", topic="dims", kind="NAT", marks=1, difficulty=1,
-          title="GQA group size", light=True)
+          title="GQA group size", light=True,
+          widened_as="dims.gqa_groups_wide")
 def gqa_groups(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    h = s.choice((8, 16, 24, 32, 40, 48, 64, 96))
-    h_kv = s.choice([g for g in (1, 2, 4, 8, 16) if h % g == 0 and g < h])
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    h = s.choice((8, 16, 24, 32, 40, 48, 64, 96) if wide is None else range(8, 161, 4))
+    h_kv = s.choice([g for g in ((1, 2, 4, 8, 16) if wide is None else range(1, h)) if h % g == 0 and g < h])
     ask_group = s.chance(1, 2)
     group = h // h_kv
     if ask_group:

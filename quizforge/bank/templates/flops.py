@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from quizforge.bank.question import Misconception, Step, Unit
-from quizforge.bank.seeds import SeedChain
+from quizforge.bank.seeds import SeedChain, widened
 from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, integer, places_to_separate, plural, rounded,
                                   sci, sci_result, scientific, tex_fixed, tex_int)
 from quizforge.bank.template import Draft, template
@@ -170,15 +170,22 @@ _MODELS = ((125e6, "125M"), (350e6, "350M"), (1.3e9, "1.3B"), (6.7e9, "6.7B"), (
 _TOKENS = ((300e9, "300B"), (1e12, "1T"), (1.4e12, "1.4T"), (2e12, "2T"), (15e12, "15T"))
 
 
-@template("flops.training", topic="flops", kind="NAT", marks=1, difficulty=1, title="Training compute: 6·N·D")
+@template("flops.training", topic="flops", kind="NAT", marks=1, difficulty=1, title="Training compute: 6·N·D",
+          widened_as="flops.training_wide")
 def training_compute(chain: SeedChain) -> Draft:
     import sympy as sp
 
     from quizforge.accounting.formulas import six_nd_expr
 
-    s = chain.stream("params")
-    N, n_name = s.choice(_MODELS)
-    D, d_name = s.choice(_TOKENS)
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    if wide is None:
+        N, n_name = s.choice(_MODELS)
+        D, d_name = s.choice(_TOKENS)
+    else:       # any size from 0.5B to 200B in steps of 0.5B, any dataset from 0.5T to 20T
+        billions, trillions = Fraction(s.integer(1, 400), 2), Fraction(s.integer(1, 40), 2)
+        N, n_name = float(billions * 10**9), f"{float(billions):g}B"
+        D, d_name = float(trillions * 10**12), f"{float(trillions):g}T"
     Ns, Ds = sp.Symbol("N", positive=True), sp.Symbol("D", positive=True)
     expr = six_nd_expr(Ns, Ds)
     total = float(expr.subs({Ns: N, Ds: D}))
@@ -202,11 +209,13 @@ def training_compute(chain: SeedChain) -> Draft:
 
 
 @template("flops.rnn_vs_attention", topic="flops", kind="NAT", marks=1, difficulty=2,
-          title="Self-attention against a recurrent layer")
+          title="Self-attention against a recurrent layer",
+          widened_as="flops.rnn_vs_attention_wide")
 def rnn_vs_attention(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    d = s.choice((128, 256, 512, 1024, 2048))
-    n = s.choice((32, 64, 128, 256, 512, 1024, 4096, 8192))
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    d = s.choice((128, 256, 512, 1024, 2048)) if wide is None else 64 * s.integer(1, 64)
+    n = s.choice((32, 64, 128, 256, 512, 1024, 4096, 8192)) if wide is None else 32 * s.integer(1, 256)
     while n == d:
         n = s.choice((32, 64, 128, 4096, 8192))
     ratio = Fraction(n, d)

@@ -51,7 +51,8 @@ def _mask_mistake(tag: str, value, feedback: str = "") -> Misconception:
 
 
 @template("matrices.causal_mask", topic="matrices", kind="NAT", marks=1, difficulty=1,
-          title="The causal mask written out")
+          title="The causal mask written out",
+          fixed_fact="about 20 mask shapes and forms, however drawn")
 def causal_mask_matrix(chain: SeedChain) -> Draft:
     from quizforge.reference.attention import causal_mask
 
@@ -84,8 +85,9 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                                       "may be attended to and 0 where it may not"))
 
     if cached:
-        setting = (f"During generation with a KV cache, $n_q = {n_q}$ new queries (the last {n_q} of "
-                   f"$n_k = {n_k}$ positions) attend to all $n_k = {n_k}$ keys through a causal mask. Rows are the "
+        # Numbers, not n_q and n_k: a terminal can subscript k but not q, and the sentence would mix the two.
+        setting = (f"During generation with a KV cache, {n_q} new queries (the last {n_q} of "
+                   f"{n_k} positions) attend to all {n_k} keys through a causal mask. Rows are the "
                    f"new queries in order, columns the keys at positions 1 to {n_k}.")
         shape = f"{n_q}×{n_k}"
     else:
@@ -109,7 +111,8 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
                                                                                 if offset else "") + "."),
                   matrix("M", cells, row_labels=_labels("q", n_q), col_labels=_labels("k", n_k))],
         hints=["A token may not look at tokens after it.",
-               f"Allowed when $j \\le i + (n_k - n_q) = i + {offset}$" if offset else "Allowed when $j \\le i$",
+               f"Allowed when $j \\le i + {offset}$: {offset} cached position{'s come' if offset > 1 else ' comes'} first"
+               if offset else "Allowed when $j \\le i$",
                f"Row 1 allows {offset + 1} key{'s' if offset else ''}; each row allows one more."],
     )
 
@@ -157,6 +160,14 @@ def _near_zero_but_not(rows) -> bool:
     return any(abs(rounded(x, DECIMALS)) == 10**-DECIMALS for row in rows for x in row)
 
 
+def _typed(rows) -> tuple:
+    """A matrix as someone types it when asked for DECIMALS places: exact decimals (Fractions), since
+    the float nearest 1.99 lies below 1.99 and would slip past the range's end."""
+    from quizforge.answers import round_half_away
+
+    return tuple(tuple(round_half_away(x, DECIMALS) for x in row) for row in rows)
+
+
 def _draw(chain: SeedChain, asks: str):
     """Q, K, V, the reference's steps and the mistakes, redrawn until every mistake is told apart."""
     from quizforge.handcalc import attention_steps
@@ -168,6 +179,8 @@ def _draw(chain: SeedChain, asks: str):
         d_k = s.choice((2, 3, 4, 4))
         d_v = s.integer(2, 3)
         causal = s.chance(1, 2)
+        if asks == "weights" and n == 2 and causal:
+            continue        # a 2×2 causal matrix leaves one number to compute
         Q = _ints(chain.stream("Q" + tag), n, d_k, -1, 2)
         K = _ints(chain.stream("K" + tag), n, d_k, -1, 2)
         V = _ints(chain.stream("V" + tag), n, d_v, 0, 4)
@@ -181,7 +194,9 @@ def _draw(chain: SeedChain, asks: str):
             wrong = {tag_: _times_v(w, V) for tag_, w in variants.items()}
             wrong["unnormalized"] = _times_v(steps.exps, V)
         key = tuple(tuple(rounded(x, DECIMALS) for x in row) for row in key)
-        told_apart = all(not matches(key, value, DECIMALS) for value in wrong.values())
+        # The mistake as its maker types it, to the decimals asked, must be refused as well.
+        told_apart = all(not matches(key, value, DECIMALS) and not matches(key, _typed(value), DECIMALS)
+                         for value in wrong.values())
         if told_apart and not _near_zero_but_not(key):
             return Q, K, V, steps, key, [_mistake(t, v) for t, v in wrong.items()]
     raise RuntimeError("no draw tells every mistake apart")  # not reached for any seed (tested)

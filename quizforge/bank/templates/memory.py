@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quizforge.bank.question import Misconception, Step, Unit
-from quizforge.bank.seeds import SeedChain
+from quizforge.bank.seeds import SeedChain, widened
 from quizforge.bank.steps import (closed_form, decimal, equals_sign, fixed, places_to_separate, plural, rounded,
                                   tex_fixed, tex_int)
 from quizforge.bank.template import Draft, template
@@ -108,11 +108,13 @@ def kv_cache(chain: SeedChain) -> Draft:
     )
 
 
-@template("memory.kv_reduction", topic="memory", kind="NAT", marks=1, difficulty=1, title="What MQA and GQA save")
+@template("memory.kv_reduction", topic="memory", kind="NAT", marks=1, difficulty=1, title="What MQA and GQA save",
+          widened_as="memory.kv_reduction_wide")
 def kv_reduction(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    h = s.choice((12, 16, 32, 40, 48, 64, 96))
-    h_kv = s.choice([g for g in (1, 2, 4, 8) if h % g == 0 and g < h])
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    h = s.choice((12, 16, 32, 40, 48, 64, 96) if wide is None else range(8, 161, 4))
+    h_kv = s.choice([g for g in ((1, 2, 4, 8) if wide is None else range(1, h)) if h % g == 0 and g < h])
     factor = h // h_kv
     scheme = "multi-query attention (MQA, a single key/value head)" if h_kv == 1 else f"grouped-query attention with {h_kv} key/value heads"
     wrong = [

@@ -69,7 +69,8 @@ _ASKS = {
 
 
 @template("params.transformer_paper", topic="params", kind="NAT", marks=2, difficulty=3,
-          title="Parameters of the original Transformer (base and big)")
+          title="Parameters of the original Transformer (base and big)",
+          fixed_fact="2 published models × 4 parts: 8 questions (params.transformer_shaped draws its own)")
 def transformer_paper(chain: SeedChain) -> Draft:
     from quizforge.reference.presets import get_preset
 
@@ -79,11 +80,20 @@ def transformer_paper(chain: SeedChain) -> Draft:
     cfg = get_preset(name)
     d, V, h, d_ff = cfg.d_model, cfg.vocab_size, cfg.n_heads, cfg.d_ff
     total = _count(cfg)
-    millions = lambda x: rounded(x / 1e6, 1)  # noqa: E731
+    millions = lambda x: rounded(x / 1e6, 3)  # noqa: E731
     attention, ffn = 4 * d * d + 4 * d, 2 * d * d_ff + d_ff + d
     encoder_layer = attention + ffn + 4 * d
     decoder_layer = encoder_layer + attention + 2 * d
     key = {"total": total, "non_embedding": total - V * d, "encoder": 6 * encoder_layer, "decoder": 6 * decoder_layer}[ask]
+    # Every bias and every LayerNorm in the part asked; 3 decimals in millions tell each apart from the key.
+    biases = {"encoder": 6 * (5 * d + d_ff), "decoder": 6 * (9 * d + d_ff)}
+    biases["total"] = biases["non_embedding"] = biases["encoder"] + biases["decoder"]
+    norms = {"encoder": 6 * 4 * d, "decoder": 6 * 6 * d}
+    norms["total"] = norms["non_embedding"] = norms["encoder"] + norms["decoder"]
+    forgotten = [Misconception("no-bias", "forgot the biases",
+                               "that is the count without the bias vectors of the linear maps", key - biases[ask]),
+                 Misconception("no-norms", "forgot the LayerNorms",
+                               "each LayerNorm has a gain and a bias of d_model each", key - norms[ask])]
     if ask == "total":
         wrong = [
             Misconception("untied-head", "gave the output projection its own matrix",
@@ -116,23 +126,24 @@ def transformer_paper(chain: SeedChain) -> Draft:
             Misconception("encoder-with-cross", "gave the encoder cross-attention", "only decoder layers attend to the encoder",
                           6 * decoder_layer),
         ]
+    wrong += forgotten
     return Draft(
         prompt=(f"The original Transformer **{name.split('-')[1]}** model (Vaswani et al. 2017) has 6 encoder and 6 decoder "
                 f"layers, $d_{{model}} = {d}$, $h = {h}$ heads, $d_{{ff}} = {d_ff}$, post-LayerNorm residual blocks and "
                 "sinusoidal positions (no parameters). Assume, as the paper does, one embedding matrix shared by the encoder "
                 f"input, the decoder input and the pre-softmax projection, over a vocabulary of $V = {tex_int(V)}$ BPE tokens, "
-                f"and biases on every linear map and LayerNorm. {_ASKS[ask]}, in millions? Give it to 1 decimal place."),
-        answer=millions(key), exact=Fraction(key, 10**6), decimals=1, fmt=decimal(1), unit=MILLIONS,
+                f"and biases on every linear map and LayerNorm. {_ASKS[ask]}, in millions? Give it to 3 decimal places."),
+        answer=millions(key), exact=Fraction(key, 10**6), decimals=3, fmt=decimal(3), unit=MILLIONS,
         verify=lambda: millions(_measured_total(cfg)() if ask == "total" else _measured_part(cfg, ask)()),
         misconceptions=merge_coinciding([Misconception(m.tag, m.label, m.feedback, Fraction(m.value, 10**6)) for m in wrong],
-                                        decimals=1),
+                                        decimals=3),
         solution=[
             Step("Encoder layer", f"attention $4d^2 + 4d$, FFN $2 d\\,d_{{ff}} + d_{{ff}} + d$, two LayerNorms $4d$: "
                                   f"${tex_int(encoder_layer)}$"),
             Step("Decoder layer", f"one more attention block and LayerNorm: ${tex_int(decoder_layer)}$"),
             Step("Embeddings", f"one shared matrix: $V d = {tex_int(V)} \\cdot {d} = {tex_int(V * d)}$"),
             _formula("Whole model", cfg),
-            Step("Asked", f"$${tex_int(key)} {equals(key / 1e6, 1)}\\,\\mathrm{{M}}$$"),
+            Step("Asked", f"$${tex_int(key)} {equals(key / 1e6, 3)}\\,\\mathrm{{M}}$$"),
             Step("The paper's figure", f"Table 3 quotes about {_PAPER_QUOTE[name]} for the whole model; its exact "
                                        "vocabulary and counting are not printed, so the question fixes them."),
         ],
@@ -193,12 +204,19 @@ _GPT3_ROWS = ("gpt3-small", "gpt3-medium", "gpt3-large", "gpt3-2.7b", "gpt3-6.7b
 
 
 @template("params.gpt3_layer", topic="params", kind="NAT", marks=1, difficulty=2,
-          title="Parameters of one GPT-3 layer")
+          title="Parameters of one GPT-3 layer",
+          fixed_fact="6 published widths: 6 questions (params.gpt3_shaped_layer draws its own width)")
 def gpt3_layer(chain: SeedChain) -> Draft:
     from quizforge.reference.presets import get_preset
 
     name = chain.stream("params").choice(_GPT3_ROWS)
     cfg = get_preset(name)
+    return gpt_layer_draft(f"One transformer layer of GPT-3 **{name}** has $d_{{model}} = {cfg.d_model}$ ({cfg.n_heads} heads)",
+                           cfg)
+
+
+def gpt_layer_draft(opening: str, cfg) -> Draft:
+    """One GPT-3-style layer counted exactly; `opening` names the layer and its width."""
     d = cfg.d_model
     layer = _count(cfg.with_(n_layers=2)) - _count(cfg.with_(n_layers=1))
 
@@ -217,7 +235,7 @@ def gpt3_layer(chain: SeedChain) -> Draft:
         Misconception("ffn-width-d", "took d_ff = d", "GPT-3's FFN is 4d wide", 6 * d * d + 10 * d),
     ]
     return Draft(
-        prompt=(f"One transformer layer of GPT-3 **{name}** has $d_{{model}} = {d}$ ({cfg.n_heads} heads), "
+        prompt=(f"{opening}, "
                 "$d_{ff} = 4 d_{model}$, biases on the four attention projections and the two FFN maps, and two "
                 "LayerNorms with gain and bias. How many trainable parameters does one layer have? Count exactly."),
         answer=layer, fmt=integer, verify=measured, misconceptions=merge_coinciding(wrong),

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step, Unit
-from quizforge.bank.seeds import SeedChain
+from quizforge.bank.seeds import SeedChain, widened
 from quizforge.bank.steps import closed_form, decimal, fixed, integer, rounded, tex_int
 from quizforge.bank.template import Draft, template
 
@@ -50,17 +51,29 @@ def _width(stream) -> tuple[int, int]:
     return stream.choice([(d, h) for d in D_MODELS for h in HEADS if d % h == 0])
 
 
+def _wide_width(stream) -> tuple[int, int]:
+    """Any width that is a multiple of 64 up to 4096, with a head count that divides it."""
+    d = 64 * stream.integer(2, 64)
+    return d, stream.choice([h for h in HEADS if d % h == 0])
+
+
+def _width_for(chain: SeedChain, s) -> tuple[int, int]:
+    wide = widened(chain)
+    return _wide_width(wide) if wide is not None else _width(s)
+
+
 def _bias_words(bias: bool) -> str:
     return "with bias vectors" if bias else "without biases"
 
 
 @template("params.projections", topic="params", kind="NAT", marks=1, difficulty=1,
-          title="Parameters of the Q, K, V, O projections")
+          title="Parameters of the Q, K, V, O projections",
+          widened_as="params.projections_wide")
 def projections(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
     s = chain.stream("params")
-    d, h = _width(s)
+    d, h = _width_for(chain, s)
     bias = s.chance(1, 2)
     cfg = ModelConfig(arch="mha", d_model=d, n_heads=h, bias=bias)
     total = _count(cfg)
@@ -91,12 +104,14 @@ def projections(chain: SeedChain) -> Draft:
 
 
 @template("params.gqa", topic="params", kind="NAT", marks=2, difficulty=2,
-          title="Parameters of grouped-query attention")
+          title="Parameters of grouped-query attention",
+          widened_as="params.gqa_wide")
 def gqa_attention(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
-    s = chain.stream("params")
-    d = s.choice((1024, 2048, 3072, 4096, 5120, 8192))
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    d = s.choice((1024, 2048, 3072, 4096, 5120, 8192)) if wide is None else 512 * s.integer(2, 32)
     d_head = s.choice((64, 128))
     h = d // d_head
     h_kv = s.choice([g for g in (1, 2, 4, 8) if h % g == 0 and g < h])
@@ -125,20 +140,22 @@ def gqa_attention(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.ffn", topic="params", kind="NAT", marks=1, difficulty=1, title="Parameters of the feed-forward block")
+@template("params.ffn", topic="params", kind="NAT", marks=1, difficulty=1, title="Parameters of the feed-forward block",
+          widened_as="params.ffn_wide")
 def feed_forward(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
     s = chain.stream("params")
-    d = s.choice(D_MODELS)
-    swiglu = s.chance(1, 3)
+    wide = widened(chain)
+    d = 64 * wide.integer(2, 64) if wide is not None else s.choice(D_MODELS)
+    swiglu = (wide or s).chance(1, 3)
     if swiglu:
-        d_ff = s.choice((2, 3, 4)) * d // 3 * 2 // 64 * 64 or 64
+        d_ff = (wide or s).choice((2, 3, 4)) * d // 3 * 2 // 64 * 64 or 64
         cfg = ModelConfig(arch="ffn", d_model=d, d_ff=d_ff, activation="swiglu", bias=False)
         block = (f"a SwiGLU feed-forward block with $d_{{model}} = {d}$ and inner width $d_{{ff}} = {d_ff}$: "
                  "$\\mathrm{FFN}(x) = W_2(\\mathrm{SiLU}(W_1 x) \\odot W_3 x)$, no biases")
     else:
-        d_ff = 4 * d
+        d_ff = (wide.choice((2, 4)) if wide is not None else 4) * d
         cfg = ModelConfig(arch="ffn", d_model=d, d_ff=d_ff, activation="relu", bias=True)
         block = (f"the position-wise feed-forward block $\\mathrm{{FFN}}(x) = W_2\\,\\mathrm{{ReLU}}(W_1 x + b_1) + b_2$ "
                  f"with $d_{{model}} = {d}$ and $d_{{ff}} = {d_ff}$")
@@ -162,11 +179,13 @@ def feed_forward(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.norms", topic="params", kind="NAT", marks=1, difficulty=2, title="Parameters of LayerNorm and RMSNorm")
+@template("params.norms", topic="params", kind="NAT", marks=1, difficulty=2, title="Parameters of LayerNorm and RMSNorm",
+          widened_as="params.norms_wide")
 def norms(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    d = s.choice(D_MODELS)
-    layers = s.choice((6, 12, 24, 32))
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    d = 64 * s.integer(2, 64) if wide is not None else s.choice(D_MODELS)
+    layers = s.integer(2, 48) if wide is not None else s.choice((6, 12, 24, 32))
     rms = s.chance(1, 2)
     norm = "RMSNorm" if rms else "LayerNorm"
     per = d if rms else 2 * d
@@ -194,12 +213,13 @@ def norms(chain: SeedChain) -> Draft:
     )
 
 
-@template("params.encoder_layer", topic="params", kind="NAT", marks=2, difficulty=2, title="Parameters of an encoder layer")
+@template("params.encoder_layer", topic="params", kind="NAT", marks=2, difficulty=2, title="Parameters of an encoder layer",
+          widened_as="params.encoder_layer_wide")
 def encoder_layer(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
     s = chain.stream("params")
-    d, h = _width(s)
+    d, h = _width_for(chain, s)
     d_ff = s.choice((2, 4)) * d
     cfg = ModelConfig(arch="encoder-layer", d_model=d, n_heads=h, d_ff=d_ff)
     total = _count(cfg)
@@ -227,12 +247,13 @@ def encoder_layer(chain: SeedChain) -> Draft:
 
 
 @template("params.decoder_layer", topic="params", kind="NAT", marks=2, difficulty=3,
-          title="Parameters of a decoder layer with cross-attention")
+          title="Parameters of a decoder layer with cross-attention",
+          widened_as="params.decoder_layer_wide")
 def decoder_layer(chain: SeedChain) -> Draft:
     from quizforge.reference.config import ModelConfig
 
     s = chain.stream("params")
-    d, h = _width(s)
+    d, h = _width_for(chain, s)
     d_ff = s.choice((2, 4)) * d
     cfg = ModelConfig(arch="decoder-layer", d_model=d, n_heads=h, d_ff=d_ff)
     total = _count(cfg)
@@ -319,12 +340,18 @@ def architecture(cfg) -> str:
 _MODEL_PRESETS = ("bert-base", "bert-large", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama-7b")
 
 
-@template("params.model", topic="params", kind="MCQ", marks=2, difficulty=2, title="Parameters of a whole model")
+@template("params.model", topic="params", kind="MCQ", marks=2, difficulty=2, title="Parameters of a whole model",
+          fixed_fact="7 published models (params.scaled_model scales one by drawn factors)")
 def whole_model(chain: SeedChain) -> Draft:
     from quizforge.reference.presets import get_preset
 
     name = chain.stream("params").choice(_MODEL_PRESETS)
     cfg = get_preset(name)
+    return model_count_draft(f"**{name}** ({cfg.source or cfg.arch})", cfg)
+
+
+def model_count_draft(who: str, cfg) -> Draft:
+    """'Which is closest to its total?' for a whole model; `who` opens the prompt."""
     total = _count(cfg)
     millions = lambda x: f"{fixed(Fraction(x) / 10**6, 1)} M"  # noqa: E731
     layer_cfg = cfg
@@ -345,7 +372,7 @@ def whole_model(chain: SeedChain) -> Draft:
     desc = cfg.describe()
     facts = ", ".join(f"{k} = {v}" for k, v in desc.items() if k in ("n_layers", "d_model", "n_heads", "d_ff", "vocab_size", "max_len"))
     return Draft(
-        prompt=(f"**{name}** ({cfg.source or cfg.arch}) has {facts}. {architecture(cfg)} "
+        prompt=(f"{who} has {facts}. {architecture(cfg)} "
                 "Which is closest to its total number of trainable parameters?"),
         answer=total, verify=_measured(cfg), misconceptions=[m for m in wrong if m.value], fmt=millions, rel_tol=0.02,
         fallback=lambda st: total * st.choice((0.5, 0.7, 1.4, 2.0, 3.0)),
@@ -379,7 +406,8 @@ def _table_note(name: str, cfg) -> str:
 
 
 @template("params.gpt3_table", topic="params", kind="NAT", marks=2, difficulty=3,
-          title="Verify a GPT-3 model size from its table")
+          title="Verify a GPT-3 model size from its table",
+          fixed_fact="the table's 8 rows: 8 questions (params.gpt3_shaped draws a model in GPT-3's shape)")
 def gpt3_table(chain: SeedChain) -> Draft:
     from quizforge.reference.presets import PRESETS
 
@@ -389,27 +417,32 @@ def gpt3_table(chain: SeedChain) -> Draft:
     total = _count(cfg)
     L, d = cfg.n_layers, cfg.d_model
     _, printed_d, printed_h, printed_d_head = _GPT3_TABLE[name]
-    billions = Fraction(total, 10**9)
     approx = 12 * L * d * d
     wrong = [
         Misconception("12Ld2-only", "left out the embeddings", "that is 12·L·d² alone, without the token and position embeddings",
-                      Fraction(approx, 10**9)),
+                      approx),
         Misconception("attention-only", "counted attention only", "4·L·d² is only the attention projections; the FFN adds 8·L·d²",
-                      Fraction(4 * L * d * d, 10**9)),
+                      4 * L * d * d),
         Misconception("forgot-layers", "forgot to multiply by the layers", "that is one layer plus the embeddings",
-                      Fraction(total - (L - 1) * _per_layer(cfg), 10**9)),
+                      total - (L - 1) * _per_layer(cfg)),
+        # The exact count is asked so that each forgotten part shows (2·d_model for the final norm alone).
+        Misconception("no-bias", "forgot the biases", "that is the count without the bias vectors of the linear maps",
+                      _count(cfg.with_(bias=False))),
+        Misconception("no-norms", "forgot the LayerNorms", "every layer has two LayerNorms, and one more follows the last "
+                      "layer, each with a gain and a bias of d_model", total - (2 * L + 1) * 2 * d),
+        Misconception("no-final-norm", "forgot the final LayerNorm", "GPT-2's layout ends with one more LayerNorm (2·d_model)",
+                      total - 2 * d),
     ]
     return Draft(
         prompt=(f"The GPT-3 paper's table lists **{name}** with $n_{{layers}} = {L}$, $d_{{model}} = {printed_d}$, "
                 f"$n_{{heads}} = {printed_h}$ and $d_{{head}} = {printed_d_head}$; all its models have $d_{{ff}} = 4 d_{{model}}$, "
                 f"a vocabulary of $V = {tex_int(cfg.vocab_size)}$ and a context of $n_{{ctx}} = {cfg.max_len}$ (learned positions, "
                 f"tied output head, biases and LayerNorms as in GPT-2).{_table_note(name, cfg)} "
-                "Count its parameters exactly, then give the total in billions to 2 decimal places."),
-        answer=rounded(billions, 2), exact=billions, decimals=2, misconceptions=[m for m in wrong if m.value > 0], fmt=decimal(2),
-        unit=BILLIONS,
+                "How many trainable parameters does it have? Count exactly."),
+        answer=total, verify=_measured(cfg), misconceptions=merge_coinciding(wrong), fmt=integer, unit=PARAMETERS,
         solution=[Step("Rule of thumb", f"$12 L d^2 = 12 \\cdot {L} \\cdot {d}^2 = {tex_int(approx)}$"),
                   _formula_step("Exact count", cfg, "N"),
-                  Step("In billions", f"$${tex_int(total)} \\approx {fixed(billions, 2)} \\times 10^9$$")],
+                  Step("In billions", f"$${tex_int(total)} \\approx {fixed(Fraction(total, 10**9), 2)} \\times 10^9$$")],
         hints=["Each layer has ≈ 12·d² weights: 4d² attention + 8d² FFN.", "$12 L d^2 + 13 L d + (V + n_{ctx}) d + 2d$",
                f"$L = {L}$, $d = {d}$"],
     )

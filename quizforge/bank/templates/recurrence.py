@@ -57,7 +57,7 @@ def rnn_attention_counts(chain: SeedChain) -> Draft:
         wrong = [
             Misconception("rnn-half", "counted multiply-adds, or left out the recurrent product",
                           "2nd² is what you get either by counting a multiply-add as one operation or by leaving out "
-                          "W_h h_{t−1}; both give this number", 2 * n * d * d),
+                          "the recurrent product W_h·h(t−1); both give this number", 2 * n * d * d),
             Misconception("rnn-one-step", "counted one step", "the recurrence runs once per token: n steps", 4 * d * d),
             Misconception("rnn-n-squared", "made it quadratic in n", "each step costs the same, whatever came before",
                           4 * n * n * d),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from quizforge.bank.question import Misconception, Step
-from quizforge.bank.seeds import SeedChain
+from quizforge.bank.seeds import SeedChain, widened
 from quizforge.bank.statement_pools import statement_pool
 from quizforge.bank.steps import decimal, fixed, rounded
 from quizforge.bank.template import Draft, template
@@ -14,11 +14,13 @@ from quizforge.bank.template import Draft, template
 MCQ_ASK = "Which ONE of the following statements is CORRECT?"
 
 
-@template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True)
+@template("softmax.variance", topic="softmax", kind="NAT", marks=1, difficulty=2, title="Variance of q·k", light=True,
+          widened_as="softmax.variance_wide")
 def dot_product_variance(chain: SeedChain) -> Draft:
-    s = chain.stream("params")
-    d_k = s.choice((16, 32, 64, 128, 256))
-    var = s.choice((1, 1, 2, 4)) if s.chance(1, 2) else 1
+    wide = widened(chain)
+    s = wide or chain.stream("params")
+    d_k = s.choice((16, 32, 64, 128, 256)) if wide is None else 8 * s.integer(1, 64)
+    var = s.choice((1, 1, 2, 4) if wide is None else (1, 2, 3, 4, 5)) if s.chance(1, 2) else 1
     ask = s.choice(("var", "var", "std", "scaled"))
     what = {"var": "$\\operatorname{Var}(q \\cdot k)$", "std": "the standard deviation of $q \\cdot k$",
             "scaled": "$\\operatorname{Var}(q \\cdot k / \\sqrt{d_k})$"}[ask]
