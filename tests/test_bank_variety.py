@@ -124,3 +124,17 @@ def test_the_counts_note_appears_only_where_an_option_holds_a_count():
         with_counts += noted
         without += not noted
     assert with_counts and without
+
+
+def test_a_spec_topic_never_hands_a_slot_a_fixed_fact_template_but_naming_one_does(tmp_path, run_quiz):
+    from quizforge.problemsets.spec import load_spec
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('title = "t"\nseed = 3\n[[sections]]\ntopics = ["params", "memory"]\ncount = 6\n'
+                    '[[sections]]\ntemplates = ["params.gpt3_table"]\ncount = 1\n', encoding="utf-8")
+    drawn, named = load_spec(spec).sections
+    assert drawn.templates and not any(registry.get_template(t).fixed_fact for t in drawn.templates)
+    assert "params.gpt3_shaped" in drawn.templates and named.templates == ("params.gpt3_table",)
+    code, out, err = run_quiz("set", "make", str(spec), "--variants", "3", "--no-pdf", "-o", str(tmp_path / "s"))
+    assert code == 0 and [line.split(")")[0] for line in err.splitlines() if "fixed-fact" in line] == [
+        "warning: Q7 (params.gpt3_table"], err

@@ -109,7 +109,9 @@ def load_spec(path: Path) -> SetSpec:
         if type(count) is not int or not 1 <= count <= 100:
             raise _fail(path, where, "count must be a whole number from 1 to 100")
         marks = _marks(path, where, section.get("marks"), count)
-        candidates = tuple(t.id for t in bank if (t.topic in topics or t.id in templates) and t.kind in kinds)
+        # A topic never hands a slot a fixed-fact template (too few questions for a class); naming one does.
+        candidates = tuple(t.id for t in bank if (t.id in templates or (t.topic in topics and not t.fixed_fact))
+                           and t.kind in kinds)
         for mark, how_many in marks or ((None, count),):
             fitting = [c for c in candidates if mark is None or by_id[c].marks == mark]
             if how_many > len(fitting):
