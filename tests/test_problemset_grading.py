@@ -376,9 +376,9 @@ def test_the_readme_instructor_commands_run_as_written(run_quiz, tmp_path, monke
     assert sorted(p.name for p in (tmp_path / "quiz1" / "graded" / "returns").iterdir()) == [
         "21CS001.pdf", "21CS002.pdf", "21CS003.pdf"]
     book = _book(tmp_path / "quiz1" / "graded")
-    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 9    # 21CS001 got all right
+    assert float(book["21CS001"]["total"]) == float(book["21CS001"]["max"]) == 10   # 21CS001 got all right
     (reject,) = _rejects(tmp_path / "quiz1" / "graded")
-    assert "10.49M" in reject["reason"] and "significant figures" in reject["reason"]
+    assert "511.97M" in reject["reason"] and "significant figures" in reject["reason"]
 
 
 def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp_path):
@@ -406,16 +406,16 @@ def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     assert code == 0, err
     assert "3 overrides applied" in stdout
     book = _book(out)
-    assert float(book["21CS003"]["Q6"]) == 2   # rejected as received, graded as the override reads it
+    assert float(book["21CS003"]["Q7"]) == 2   # rejected as received, graded as the override reads it
     assert {sid: float(r["max"]) for sid, r in book.items()} == {"21CS001": 9, "21CS002": 9, "21CS003": 9}
-    assert float(book["21CS002"]["Q4"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
+    assert float(book["21CS002"]["Q5"]) == 1 and float(book["21CS002"]["Q3"]) == 0     # accepted; dropped
     report = (out / "item_stats.md").read_text(encoding="utf-8")
     assert "- Q3: dropped for everyone (the masking statements could be read two ways): 3 students changed" in report
-    assert "- Q4: also accepted: '12587008' for 21CS002" in report
-    assert "- Q6: graded '10485760' for 21CS003 (the paper says 10,485,760; the spreadsheet cut it to 10.49M): " \
+    assert "- Q5: also accepted: '4915200' for 21CS002" in report
+    assert "- Q7: graded '511967232' for 21CS003 (the paper says 511,967,232; the spreadsheet cut it to 511.97M): " \
            "1 student changed" in report
     feedback = (out / "feedback" / "21CS003.md").read_text(encoding="utf-8")
-    assert "received '10.49M', not graded: '10.49M' gives only 4 significant figures" in feedback
+    assert "received '511.97M', not graded: '511.97M' gives only 5 significant figures" in feedback
 
 
 @pytest.mark.parametrize("end", ["low", "high"])
