@@ -193,3 +193,21 @@ def mock_row(home: Path) -> dict:
 
 def integrity(home: Path) -> str:
     return db_rows(home, "PRAGMA integrity_check")[0]["integrity_check"]
+
+
+class ScriptedLines:
+    """A reader for the practice screens that plays typed lines back, then reports end of input
+    (which pauses a mock)."""
+
+    interactive = False
+
+    def __init__(self, *lines: str):
+        self.lines = list(lines)
+
+    def prepare(self):
+        pass
+
+    def read(self, prompt="", *, deadline=None, status=None):
+        from quizforge.practice.terminal import EOF
+
+        return self.lines.pop(0) if self.lines else EOF

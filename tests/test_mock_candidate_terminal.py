@@ -8,27 +8,13 @@ import time
 
 from rich.console import Console
 
+from practice_helpers import ScriptedLines
 from quizforge.bank.registry import question
 from quizforge.practice.mock_screen import MockExam
 from quizforge.practice.store import History, MockState
-from quizforge.practice.terminal import EOF
 
 GIVEAWAY = "attention.softmax_axis_bug-0000"   # titled "Code reading: softmax over the wrong axis"
 NAT = "dims.d_k-0001"
-
-
-class Lines:
-    """The candidate's typed lines, then end of input (which pauses the mock)."""
-    interactive = False
-
-    def __init__(self, *lines: str):
-        self.lines = list(lines)
-
-    def prepare(self):
-        pass
-
-    def read(self, prompt="", *, deadline=None, status=None):
-        return self.lines.pop(0) if self.lines else EOF
 
 
 def sit(tmp_path, paper, *lines: str, sections: str = "marks") -> tuple[str, MockState]:
@@ -37,7 +23,7 @@ def sit(tmp_path, paper, *lines: str, sections: str = "marks") -> tuple[str, Moc
         state = MockState(session, "gate", list(paper), 10, sections=sections)
         history.create_mock(state)
         out = io.StringIO()
-        exam = MockExam(history, Lines(*lines), Console(file=out, width=100, color_system=None), state)
+        exam = MockExam(history, ScriptedLines(*lines), Console(file=out, width=100, color_system=None), state)
         try:
             exam.run()
         finally:

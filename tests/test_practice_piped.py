@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from practice_helpers import (DRILL_PROMPT, MOCK_PROMPT, NEXT_PROMPT, Piped, db_rows, expected_marks, integrity,
-                              is_unreadable, mock_row, right_answer, run_quiz, shown_ids, wrong_answer)
+from practice_helpers import (DRILL_PROMPT, MOCK_PROMPT, NEXT_PROMPT, Piped, ScriptedLines, db_rows, expected_marks,
+                              integrity, is_unreadable, mock_row, right_answer, run_quiz, shown_ids, wrong_answer)
 from quizforge.bank.registry import question
 from quizforge.practice.store import History
 
@@ -315,23 +315,6 @@ def test_mock_navigation_marking_and_gate_score(tmp_path):
     assert db_rows(tmp_path, "SELECT * FROM cards") == []
 
 
-class _Script:
-    """A reader that plays lines back, then reports end of input."""
-
-    interactive = False
-
-    def __init__(self, *lines: str):
-        self.lines = list(lines)
-
-    def prepare(self):
-        pass
-
-    def read(self, prompt="", *, deadline=None, status=None):
-        from quizforge.practice.terminal import EOF
-
-        return self.lines.pop(0) if self.lines else EOF
-
-
 def test_mock_takes_a_bare_c_as_the_answer_c(tmp_path):
     """Option (c) typed as a bare c is an answer, not a command (clear is x)."""
     import io as _io
@@ -348,7 +331,7 @@ def test_mock_takes_a_bare_c_as_the_answer_c(tmp_path):
         state = MockState(session_id, "gate", [qid, "dims.shapes-002a"], 10)
         h.create_mock(state)
         out = _io.StringIO()
-        exam = MockExam(h, _Script("c", "a", "x", "submit", "submit"), Console(file=out, width=100), state)
+        exam = MockExam(h, ScriptedLines("c", "a", "x", "submit", "submit"), Console(file=out, width=100), state)
         try:
             assert exam.run() == "submitted"
         finally:

@@ -25,6 +25,20 @@ from pathlib import Path
 from quizforge.grading.limits import SUBMISSION_BYTES, format_size
 from quizforge.grading.text_safety import visible_name
 
+
+def read_capped(fd: int) -> bytes:
+    """What the descriptor holds, but never more than one byte over SUBMISSION_BYTES (so a file
+    that grew after its size was checked shows as too large, without reading all of it)."""
+    chunks, size = [], 0
+    while size <= SUBMISSION_BYTES:
+        chunk = os.read(fd, min(1 << 20, SUBMISSION_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 # A student id used as it is for its result file; any other gets a readable prefix and a hash.
 _PLAIN_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 PREFIX_CHARS = 40
@@ -111,17 +125,10 @@ def read_submission_file(top: Path, parts: tuple[str, ...]) -> bytes:
         if info.st_size > SUBMISSION_BYTES:
             raise Refused(f"the file is {format_size(info.st_size)}; a submission may be at most "
                           f"{format_size(SUBMISSION_BYTES)}")
-        chunks, size = [], 0
-        while size <= SUBMISSION_BYTES:
-            chunk = os.read(file_fd, min(1 << 20, SUBMISSION_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > SUBMISSION_BYTES:  # it grew while being read
+        data = read_capped(file_fd)
+        if len(data) > SUBMISSION_BYTES:  # it grew while being read
             raise Refused(f"the file is over {format_size(SUBMISSION_BYTES)}, the most a submission may be")
     finally:
         os.close(file_fd)
-    data = b"".join(chunks)
     decode_source(data)
     return data

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.grading.class_folder import Refused, decode_source, hard_link_problem
+from quizforge.grading.class_folder import Refused, decode_source, hard_link_problem, read_capped
 from quizforge.grading.limits import SUBMISSION_BYTES, format_size
 
 
@@ -35,20 +35,14 @@ def read_submission(path: str | Path) -> bytes:
         if info.st_size > SUBMISSION_BYTES:
             raise InputError(f"{path} is {format_size(info.st_size)}; a submission may be at most "
                              f"{format_size(SUBMISSION_BYTES)}")
-        chunks, size = [], 0
-        while size <= SUBMISSION_BYTES:
-            chunk = os.read(fd, min(1 << 20, SUBMISSION_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_capped(fd)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
     finally:
         os.close(fd)
-    if size > SUBMISSION_BYTES:  # it grew while being read
+    if len(data) > SUBMISSION_BYTES:  # it grew while being read
         raise InputError(f"{path} is over {format_size(SUBMISSION_BYTES)}, the most a submission may be")
-    return b"".join(chunks)
+    return data
 
 
 def parse(source: bytes) -> tuple[ast.Module | None, str]:
