@@ -117,7 +117,7 @@ def test_a_matrix_typed_one_row_per_argument_is_read_row_by_row():
     assert check(q.id, *rows)["correct"] is True
     wrong = [rows[0], rows[0]]
     verdict = check(q.id, *wrong)
-    assert verdict["correct"] is False and "(2, 4)" in verdict["feedback"]
+    assert verdict["correct"] is False and "(2,4)" in verdict["feedback"]
 
 
 def test_json_goes_anywhere_even_after_the_double_dash(refused):
