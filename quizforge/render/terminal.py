@@ -89,7 +89,8 @@ class Progress:
             try:
                 width = os.get_terminal_size(self._stream.fileno()).columns
             except OSError:
-                width = err.width
+                width = 0
+            width = width or err.width   # a terminal that reports no size (a fresh pty) is 0 wide
             console = Console(file=self._stream, highlight=False, width=width)
         self._status = console.status("", spinner="dots")
 
