@@ -3,16 +3,22 @@
 The first question of a session comes from a light template (no torch, no sympy), so it
 is on screen at once; the heavy imports and the next questions are made behind it. All
 generation runs on the one worker thread, so templates never race on their caches. The
-thread is a daemon: quitting never waits for a torch import to finish.
+thread is a daemon, so a session ends without waiting for what is queued; but a job already
+running (a torch import takes seconds) is let finish at exit: a daemon thread stopped inside
+torch's C++ while the interpreter shuts down aborts the process ("terminate called without an
+active exception", status -6) after the session was saved.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import itertools
 import queue
 import sys
 import threading
+import time
+import weakref
 from concurrent.futures import Future
 from typing import Callable
 
@@ -42,6 +48,21 @@ def _warm(template_id: str) -> None:
         pass
 
 
+# Prefetchers alive in this process, for the wait at exit.
+_LIVE: "weakref.WeakSet[Prefetcher]" = weakref.WeakSet()
+EXIT_WAIT_SECONDS = 30.0
+
+
+@atexit.register
+def finish_running_jobs(limit: float = EXIT_WAIT_SECONDS) -> None:
+    """Wait (at most `limit` seconds) for each prefetch thread's job in progress; queued jobs
+    are not started once the prefetcher is closed. atexit runs before daemon threads are stopped."""
+    deadline = time.monotonic() + limit
+    for prefetcher in list(_LIVE):
+        while prefetcher.busy and time.monotonic() < deadline:
+            prefetcher._thread.join(0.05)
+
+
 class Prefetcher:
     def __init__(self) -> None:
         # Questions asked for jump ahead of warm-up jobs: (priority, order, job).
@@ -51,8 +72,10 @@ class Prefetcher:
         self._warming = False
         self._warmed = False
         self._closed = False
+        self.busy = False   # inside a job (see finish_running_jobs)
         self._thread = threading.Thread(target=self._work, name="quizforge-prefetch", daemon=True)
         self._thread.start()
+        _LIVE.add(self)
 
     def _work(self) -> None:
         while True:
@@ -62,10 +85,13 @@ class Prefetcher:
             future, func, arg = job
             if not future.set_running_or_notify_cancel():
                 continue
+            self.busy = True
             try:
                 future.set_result(func(arg))
             except BaseException as exc:   # handed to whoever waits on it
                 future.set_exception(exc)
+            finally:
+                self.busy = False
             # torch and sympy leave millions of long-lived objects; without this the first full
             # collection lands on the learner's next answer (over 100 ms). Freezing is cheap.
             gc.freeze()
