@@ -45,7 +45,7 @@ def test_readme_says_how_long_the_suite_takes_and_what_the_browser_tests_need():
     from browser_support import CHROMIUM, why_no_browser
 
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "The suite takes about 10 CPU-minutes" in readme
+    assert "The suite takes about 20 CPU-minutes" in readme
     assert f"The browser tests drive Debian's Chromium at `{CHROMIUM}` (`sudo apt-get install chromium`" in readme
     assert "`python -m pytest -rs` lists every skip with its reason" in readme
     assert "apt-get install -y -q chromium" in (ROOT / ".ci" / "run").read_text()
