@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_support import grade_unchecked, namespaces_available, write_submission
+from grading_support import grade_unchecked, namespaces_available, write_submission, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.isolated import IsolatedSubmission
@@ -31,7 +31,6 @@ from quizforge.grading.sandbox import SandboxPolicy
 from quizforge.grading.sandboxed import seccomp
 from quizforge.grading.sandboxed.isolation import StepFailed
 from quizforge.grading.sandboxed.worker import NO_MEMFD, NO_SOCKETS, ONE_THREAD
-from quizforge.grading.zygote import Zygote
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMESPACES = namespaces_available()
@@ -411,16 +410,6 @@ ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def zygote():
-    """One zygote for the module: its forked workers filter themselves like launched ones."""
-    if not NAMESPACES:
-        yield None
-        return
-    z = Zygote(Limits())
-    z.start()
-    yield z
-    z.close()
 
 
 def _assert_filtered(sandbox: dict) -> None:
