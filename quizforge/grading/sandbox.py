@@ -26,6 +26,7 @@ checked here; results are never read from a file.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import functools
 import importlib.util
@@ -146,6 +147,16 @@ def _requirement_name(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def _top_level_entries(dist) -> list[str]:
+    """The first path component of every file `dist` installed, each once, in order. Read off
+    RECORD directly: building torch's 14,000 file objects, and resolving each, cost a second
+    before every worker could launch."""
+    record = dist.read_text("RECORD")
+    names = (row[0] for row in csv.reader(record.splitlines()) if row) if record is not None \
+        else (file.as_posix() for file in dist.files or ())
+    return list(dict.fromkeys(name.split("/", 1)[0] for name in names if name))
+
+
 @functools.lru_cache(maxsize=1)
 def allowed_packages() -> tuple[str, ...]:
     """Real paths of the top-level files and folders of torch's and numpy's distributions and
@@ -165,10 +176,9 @@ def allowed_packages() -> tuple[str, ...]:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
             continue
-        for file in dist.files or ():
-            parts = file.parts
-            if parts and parts[0] not in ("..", "__pycache__") and not parts[0].endswith(".pth"):
-                path = os.path.realpath(dist.locate_file(parts[0]))
+        for top in _top_level_entries(dist):
+            if top not in ("..", "__pycache__") and not top.endswith(".pth"):
+                path = os.path.realpath(dist.locate_file(top))
                 if os.path.exists(path) and path not in found:
                     found.append(path)
         todo += [n for n in map(_requirement_name, dist.requires or ()) if n]
