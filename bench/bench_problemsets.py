@@ -62,7 +62,7 @@ def main() -> None:
     from quizforge.problemsets.responses import grade_responses
     from quizforge.problemsets.roster import numbered_variants
     from quizforge.problemsets.spec import load_spec
-    from quizforge.problemsets.variants import Assigner, plan
+    from quizforge.problemsets.variants import paper, plan
 
     torch_before = _torch_import_seconds()
     with tempfile.TemporaryDirectory(prefix="quizforge-bench-set-") as tmp:
@@ -92,8 +92,7 @@ def main() -> None:
         spec = load_spec(spec_path)
         slots = plan(spec)
         students = numbered_variants(args.students)
-        assigner = Assigner(spec, slots)
-        drawn = timed("variants (questions generated)", lambda: [assigner.paper(s) for s in students])
+        drawn = timed("variants (questions generated)", lambda: [paper(spec, slots, s) for s in students])
         timed("Markdown papers and keys", lambda: [(papers.paper_markdown(spec, slots, p),
                                                     papers.key_markdown(spec, slots, p)) for p in drawn])
         pdfs = Path(tmp) / "pdfs"
