@@ -72,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from quizforge.challenges import load_challenge
-    from quizforge.grading.batch import grade_batch
+    from quizforge.grading.batch.driver import grade_batch
 
     challenge = load_challenge(args.challenge)
     with tempfile.TemporaryDirectory(prefix="quizforge-bench-batch-") as tmp:

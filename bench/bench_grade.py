@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def fresh_torch_import() -> float:
     """Seconds `import torch` takes in a fresh `python -I` with the worker's environment."""
-    from quizforge.grading.sandbox import WORKER_ENV
+    from quizforge.grading.sandbox_host.sandbox import WORKER_ENV
 
     probe = "import time; t = time.perf_counter(); import torch; print(time.perf_counter() - t)"
     out = subprocess.run([sys.executable, "-I", "-c", probe], env=WORKER_ENV, check=True,
@@ -59,8 +59,8 @@ def main() -> None:
 
     from quizforge.challenges import load_challenge
     from quizforge.grading.grade import grade
-    from quizforge.grading.judge import run_suite
-    from quizforge.grading.loopback import LoopbackSubmission
+    from quizforge.grading.judge.hidden_suite import run_suite
+    from quizforge.grading.judge.loopback_submission import LoopbackSubmission
 
     challenge = load_challenge(args.challenge)
     path = (args.submission or ROOT / "solutions" / f"{args.challenge}.py").resolve()

@@ -29,9 +29,9 @@ import os
 import time
 from pathlib import Path
 
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.limits import Limits
-from quizforge.grading.sandbox import _private_memory, descendants
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
+from quizforge.grading.sandbox_host.sandbox import _private_memory, descendants
 
 CAP = 1 << 30
 MiB = 1 << 20

@@ -77,12 +77,12 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, 
     """Grade as `quiz grade` does but without the judge's static check, and imported as plain
     Python, to test what the sandbox and the worker's guards stop on their own (a submission
     the static check would reject); `capability=True` tests the worker's capability compile alone."""
-    from quizforge.grading.isolated import IsolatedSubmission
-    from quizforge.grading.judge import run_suite
-    from quizforge.grading.limits import Limits
-    from quizforge.grading.rules import GuardRules
+    from quizforge.grading.judge.hidden_suite import run_suite
+    from quizforge.grading.judge.limits import Limits
+    from quizforge.grading.judge.rules import GuardRules
+    from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 
-    from quizforge.grading.submission import SubmissionError
+    from quizforge.grading.judge.request_submission import SubmissionError
 
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
     rules = GuardRules(challenge.id, tuple(challenge.forbidden), capability=capability)
@@ -107,8 +107,8 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, 
 def zygote():
     """One zygote for a test module: each grading forks a worker instead of importing torch again;
     None where the sandbox cannot be built."""
-    from quizforge.grading.limits import Limits
-    from quizforge.grading.zygote import Zygote
+    from quizforge.grading.judge.limits import Limits
+    from quizforge.grading.sandbox_host.zygote_control import Zygote
 
     if not namespaces_available():
         yield None

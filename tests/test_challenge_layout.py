@@ -182,7 +182,7 @@ def test_the_challenges_never_import_the_grader():
 
 def test_the_import_check_sees_every_spelling(tmp_path):
     fake = REPO / "quizforge" / "challenges" / "example.py"  # a path inside the package, never written
-    sources = ["from quizforge.grading.judge import run_suite", "import quizforge.grading",
+    sources = ["from quizforge.grading.judge.hidden_suite import run_suite", "import quizforge.grading",
                "from quizforge import grading", "def f():\n    from ..grading import sandbox"]
     for source in sources:
         path = tmp_path / "example.py"
@@ -227,8 +227,8 @@ def test_every_hidden_suite_imports_only_the_suites_api(challenge):
 
 def test_the_suite_import_check_refuses_what_the_suites_once_imported(tmp_path):
     path = tmp_path / "test_hidden.py"
-    refused = {"from quizforge.grading.sandboxed.models import TableLM": "quizforge.grading.sandboxed.models",
-               "from quizforge.grading.sandboxed import models": "quizforge.grading.sandboxed",
+    refused = {"from quizforge.grading.sandbox_inside.models import TableLM": "quizforge.grading.sandbox_inside.models",
+               "from quizforge.grading.sandbox_inside import models": "quizforge.grading.sandbox_inside",
                "from quizforge import grading": "quizforge.grading",
                "def f():\n    import quizforge.reference.mha": "quizforge.reference.mha",
                "from quizforge.reference.attention import causal_mask": "quizforge.reference.attention",
@@ -247,10 +247,10 @@ def test_the_models_the_worker_builds_are_the_suites_own():
     """One definition on both sides: the hidden suites import quizforge.challenges.models, and that file
     is what the worker holds as its models.py (see test_grading_trust for the worker's own imports)."""
     from quizforge.challenges import models
-    from quizforge.grading.sandbox import worker_modules
+    from quizforge.grading.sandbox_host.sandbox import worker_modules
 
     assert Path(worker_modules()["models.py"]) == Path(models.__file__)
-    assert not (PACKAGE / "grading" / "sandboxed" / "models.py").exists()
+    assert not (PACKAGE / "grading" / "sandbox_inside" / "models.py").exists()
     assert not {m for m in imported_modules(Path(models.__file__)) if m.startswith("quizforge")}
 
 
@@ -276,10 +276,10 @@ def test_a_plain_wheel_ships_the_challenges_but_not_the_answers(tmp_path):
     shipped = {n for n in names if n.startswith("quizforge/exercises/")}
     assert len(shipped) == len(SHIPPED) * len(challenge_ids())
     assert not any("variants" in n.split("/") or n.startswith("solutions/") or "/solutions/" in n for n in names)
-    for module in ("launcher.py", "sandboxed/__init__.py", "sandboxed/worker.py", "sandboxed/protocol.py",
-                   "sandboxed/guards.py"):
+    for module in ("sandbox_host/launcher.py", "sandbox_inside/__init__.py", "sandbox_inside/worker.py",
+                   "sandbox_inside/protocol.py", "sandbox_inside/guards.py"):
         assert f"quizforge/grading/{module}" in names, module
-    assert "quizforge/grading/pytest.ini" in names and "quizforge/challenges/submission.py" in names
+    assert "quizforge/grading/judge/pytest.ini" in names and "quizforge/challenges/submission.py" in names
     for module in ("answers/grammar.py", "answers/matrices.py", "render/terminal.py", "render/question.py"):
         assert f"quizforge/{module}" in names, module
     # the browser mock's page and everything it loads, KaTeX's fonts included

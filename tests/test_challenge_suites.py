@@ -24,8 +24,8 @@ import pytest
 import torch
 
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading.judge import SuiteResult, run_suite
-from quizforge.grading.loopback import LoopbackSubmission
+from quizforge.grading.judge.hidden_suite import SuiteResult, run_suite
+from quizforge.grading.judge.loopback_submission import LoopbackSubmission
 
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGES = challenge_ids()

@@ -16,8 +16,8 @@ from terminal_support import TmuxPane, in_pty, quiz_command
 from test_terminal_widths import assert_whole
 
 from quizforge.cli import grade_view
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
+from quizforge.grading.judge.hidden_suite import SuiteResult
+from quizforge.grading.judge.hidden_suite import TestResult as Case  # not "Test*": pytest would try to collect it
 
 REPO = Path(__file__).resolve().parent.parent
 WIDTHS = (40, 80, 120)

@@ -15,8 +15,8 @@ import pytest
 from grading_support import NO_SANDBOX, namespaces_available
 from signal_support import sigint_as_usual
 from quizforge.challenges import load_challenge
-from quizforge.grading.batch import find_submissions
-from quizforge.grading.sandbox import descendants
+from quizforge.grading.batch.driver import find_submissions
+from quizforge.grading.sandbox_host.sandbox import descendants
 
 REPO = Path(__file__).resolve().parent.parent
 SOFTMAX = load_challenge("softmax")

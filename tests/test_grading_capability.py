@@ -13,10 +13,10 @@ import pytest
 
 from grading_support import grade_unchecked, namespaces_available, write_submission, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading import measure_ops
 from quizforge.grading.grade import grade
-from quizforge.grading.limits import Limits
-from quizforge.grading.sandboxed import capability
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.sandbox_inside import capability
+from quizforge.maintainer import measure_ops
 
 REPO = Path(__file__).resolve().parent.parent
 # The honest "zeros with the right shapes" floor of each attacked challenge.
@@ -154,7 +154,7 @@ def test_too_many_nodes_is_refused_by_count(tmp_path):
 
 
 def test_the_static_check_and_the_compile_agree_on_imports():
-    from quizforge.grading import forbidden
+    from quizforge.grading.intake import forbidden
 
     assert forbidden.ALLOWED_MODULES == set(capability.MODULES) | {"__future__"}
     for module in capability.MODULES:
@@ -236,8 +236,8 @@ def _names_forbidden(function, forbidden) -> bool:
 def test_every_honest_idiom_runs_forward_and_backward_in_every_challenge(challenge_id, zygote):
     """measure_ops's vocabulary and the strided idioms, through the capability compile and the
     guards of each challenge: a family is left out only where it spells a forbidden API."""
-    from quizforge.grading.isolated import IsolatedSubmission
-    from quizforge.grading.rules import GuardRules
+    from quizforge.grading.judge.rules import GuardRules
+    from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 
     challenge = load_challenge(challenge_id)
     kept_back = measure_ops.withheld(challenge.forbidden)

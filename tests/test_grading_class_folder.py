@@ -243,7 +243,7 @@ def test_export_github_classroom_refuses_a_bad_output_path(tmp_path, run_quiz):
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory):
     from quizforge.challenges import load_challenge
-    from quizforge.grading.exports import gradescope_zip
+    from quizforge.grading.exports.course_platforms import gradescope_zip
 
     root = tmp_path_factory.mktemp("autograder")
     with zipfile.ZipFile(gradescope_zip(load_challenge("softmax"), root / "autograder.zip")) as archive:
@@ -316,7 +316,7 @@ def test_run_autograder_still_grades_a_file_in_a_subfolder(autograder):
 # --- the shared sanitiser, on its own -------------------------------------------------------
 
 def test_text_safety_covers_every_bidi_control_and_c1():
-    from quizforge.grading.text_safety import markdown_text, plain, visible_name
+    from quizforge.grading.intake.text_safety import markdown_text, plain, visible_name
 
     bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
     assert plain(f"a{bidi}\x85\x9b\x1b\x07b\r\nc\rd\te") == "a" + "?" * 16 + "b\nc?d\te"

@@ -11,9 +11,9 @@ from grading_support import NO_SANDBOX, namespaces_available, write_submission
 from quizforge.challenges import challenge_ids
 from quizforge.cli import challenges as challenges_cli
 from quizforge.cli import grade_view
-from quizforge.grading import results
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
+from quizforge.grading.exports import results
+from quizforge.grading.judge.hidden_suite import SuiteResult
+from quizforge.grading.judge.hidden_suite import TestResult as Case  # not "Test*": pytest would try to collect it
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_LINE = "inputs: seed 1234, fresh for each grading (--seed 1234 grades with the same inputs)"

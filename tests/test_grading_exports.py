@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 def autograder(tmp_path_factory):
     """The exported zip, unpacked as Gradescope would into ROOT/source."""
     from quizforge.challenges import load_challenge
-    from quizforge.grading.exports import gradescope_zip
+    from quizforge.grading.exports.course_platforms import gradescope_zip
 
     root = tmp_path_factory.mktemp("autograder")
     path = gradescope_zip(load_challenge("softmax"), root / "autograder.zip")
@@ -56,7 +56,7 @@ def test_the_zip_holds_the_scripts_and_the_package(autograder):
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     names = set(modes)
     assert "quizforge_src/pyproject.toml" in names
-    assert "quizforge_src/quizforge/grading/sandboxed/worker.py" in names
+    assert "quizforge_src/quizforge/grading/sandbox_inside/worker.py" in names
     for name in ("README.md", "starter.py", "test_public.py", "meta/challenge.toml", "meta/test_hidden.py"):
         assert f"quizforge_src/quizforge/exercises/softmax/{name}" in names, name
     # The planted bugs and the reference solutions stay in the checkout.
@@ -73,7 +73,7 @@ def test_the_zip_holds_the_scripts_and_the_package(autograder):
 
 def test_exporting_twice_gives_the_same_bytes(autograder, tmp_path):
     from quizforge.challenges import load_challenge
-    from quizforge.grading.exports import gradescope_zip
+    from quizforge.grading.exports.course_platforms import gradescope_zip
 
     _, path, _ = autograder
     again = gradescope_zip(load_challenge("softmax"), tmp_path / "again.zip")
@@ -123,7 +123,7 @@ def test_the_package_copy_in_the_zip_builds_into_a_wheel(autograder, tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     names = set(zipfile.ZipFile(next(tmp_path.glob("quizforge-*.whl"))).namelist())
-    assert "quizforge/grading/sandboxed/zygote.py" in names and "quizforge/exercises/softmax/starter.py" in names
+    assert "quizforge/grading/sandbox_inside/zygote.py" in names and "quizforge/exercises/softmax/starter.py" in names
 
 
 # --- GitHub Classroom: the template students get ---------------------------------------------
@@ -334,7 +334,7 @@ def test_public_tests_that_cannot_be_read_are_one_line(tmp_path, source, message
 
     from quizforge.challenges import load_challenge
     from quizforge.errors import InputError
-    from quizforge.grading.exports import public_tests
+    from quizforge.grading.exports.course_platforms import public_tests
 
     (tmp_path / "test_public.py").write_text(source)
     challenge = dataclasses.replace(load_challenge("softmax"), folder=tmp_path)

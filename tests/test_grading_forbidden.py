@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from grading_support import DOUBLE_TESTS, fixture_challenge, grade_unchecked, outcomes, write_submission
-from quizforge.grading.forbidden import check_source, top_level_names
 from quizforge.grading.grade import grade
-from quizforge.grading.sandboxed import capability
+from quizforge.grading.intake.forbidden import check_source, top_level_names
+from quizforge.grading.sandbox_inside import capability
 
 FORBIDDEN = ["torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.nn.functional.layer_norm",
              "torch.nn.MultiheadAttention"]
@@ -181,7 +181,7 @@ def test_popping_the_guard_is_refused_at_the_call(tmp_path):
 
 
 def test_the_dispatch_guard_sees_the_fused_kernels_behind_attention():
-    from quizforge.grading.sandboxed.guards import TorchGuards, HITS, ForbiddenCall
+    from quizforge.grading.sandbox_inside.guards import TorchGuards, HITS, ForbiddenCall
 
     guards = TorchGuards(["torch.nn.functional.scaled_dot_product_attention"], "nowhere.py")
     q = torch.randn(1, 2, 3, 4)

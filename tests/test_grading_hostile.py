@@ -13,9 +13,9 @@ import pytest
 
 from grading_support import DOUBLE_TESTS, fixture_challenge, namespaces_available, outcomes, write_submission
 from quizforge.errors import InputError
-from quizforge.grading import results
+from quizforge.grading.exports import results
 from quizforge.grading.grade import grade as _grade
-from quizforge.grading.sandbox import SandboxError
+from quizforge.grading.sandbox_host.sandbox import SandboxError
 
 
 def grade(*args, **kwargs):

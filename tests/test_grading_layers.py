@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from grading_support import write_submission
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.judge import TestResult as Case  # not "Test*": pytest would try to collect it
+from quizforge.grading.judge.hidden_suite import SuiteResult
+from quizforge.grading.judge.hidden_suite import TestResult as Case  # not "Test*": pytest would try to collect it
 
 GRADING = Path(__file__).resolve().parent.parent / "quizforge" / "grading"
 SCREEN = {"rich", "click", "prompt_toolkit"}
@@ -63,3 +63,40 @@ def test_quiz_grade_loads_the_table_before_grading(run_quiz, tmp_path, monkeypat
     assert code == 0, err
     assert loaded_first == [True]
     assert "quiz grade: softmax" in out and "2/5" in out and "1/2 passed" in out
+
+
+def _room(path: Path) -> str:
+    """The folder of grading a file is in ("grade" for grade.py at the top)."""
+    parts = path.relative_to(GRADING).parts
+    return parts[0] if len(parts) > 1 else path.stem
+
+
+def _rooms_imported(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        for name in names:
+            parts = name.split(".")
+            if parts[:2] == ["quizforge", "grading"] and len(parts) > 2:
+                found.add(parts[2])
+            elif parts[0] == "quizforge" and path.is_relative_to(GRADING / "sandbox_inside"):
+                found.add(name)  # the inside imports nothing of quizforge: any such name is out of place
+    return found
+
+
+def test_each_room_of_grading_imports_only_the_rooms_below_it():
+    from quizforge.grading import LAYERS
+
+    rank = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}
+    files = [f for f in GRADING.rglob("*.py") if f.parent != GRADING or f.name == "grade.py"]
+    assert {_room(f) for f in files} == set(rank)
+    for file in files:
+        mine = rank[_room(file)]
+        for room in _rooms_imported(file) - {_room(file)}:
+            assert rank.get(room, mine) < mine, (file.relative_to(GRADING), room)
+
+
+def test_no_two_files_of_grading_share_a_name():
+    names = [f.name for f in GRADING.rglob("*.py") if f.name != "__init__.py"]
+    assert sorted(set(names)) == sorted(names)

@@ -1,11 +1,11 @@
 """Rules loopholes closed by the same lists (issue #30, item 2): no function, module or Tensor
 method a submission can name computes a challenge's answer in one call.
 
-The measurement is quizforge/grading/measure_loopholes.py. The full run (every module of the
+The measurement is quizforge/maintainer/measure_loopholes.py. The full run (every module of the
 capability compile's MODULES, the torch namespace and the Tensor methods included) takes about
 40 s of CPU, so here every challenge is measured on the namespaces where such answers live:
 torch.nn (its modules and what they hold), torch.nn.functional, torch.special, torch.linalg and
-torch.fft, plus each challenge's own forbidden names. `python -m quizforge.grading.measure_loopholes`
+torch.fft, plus each challenge's own forbidden names. `python -m quizforge.maintainer.measure_loopholes`
 runs the whole of it.
 """
 
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading.forbidden import check_source
-from quizforge.grading.measure_loopholes import PROBES, measure, table
-from quizforge.grading.sandboxed import capability
-from quizforge.grading.sandboxed.capability import Capabilities, NotNameable
+from quizforge.grading.intake.forbidden import check_source
+from quizforge.grading.sandbox_inside import capability
+from quizforge.grading.sandbox_inside.capability import Capabilities, NotNameable
+from quizforge.maintainer.measure_loopholes import PROBES, measure, table
 
 REPO = Path(__file__).resolve().parent.parent
 NAMESPACES = ["torch.nn", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft"]

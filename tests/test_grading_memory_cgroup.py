@@ -1,4 +1,4 @@
-"""A memory cgroup per worker where cgroup v2 is delegated (quizforge/grading/memory_cgroup.py).
+"""A memory cgroup per worker where cgroup v2 is delegated (quizforge/grading/sandbox_host/memory_cgroup.py).
 
 Where this machine has none (cgroup v1 or hybrid, a container), grading falls back to
 rlimit + no memfd + sized tmpfs, and the sandbox info says so. The search for a delegated
@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from grading_support import namespaces_available, write_submission
-from quizforge.grading import memory_cgroup
 from quizforge.grading.grade import grade
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.limits import Limits
-from quizforge.grading.memory_cgroup import MemoryCgroup, find_parent, remove_stale
-from quizforge.grading.sandbox import SandboxError
-from quizforge.grading.submission import SubmissionError
-from quizforge.grading.zygote import Zygote
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.judge.request_submission import SubmissionError
+from quizforge.grading.sandbox_host import memory_cgroup
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
+from quizforge.grading.sandbox_host.memory_cgroup import MemoryCgroup, find_parent, remove_stale
+from quizforge.grading.sandbox_host.sandbox import SandboxError
+from quizforge.grading.sandbox_host.zygote_control import Zygote
 
 NAMESPACES = namespaces_available()
 needs_sandbox = pytest.mark.skipif(not NAMESPACES, reason="no namespaces here: grading refuses (test_grading_trust)")
@@ -173,9 +173,9 @@ def test_the_init_forks_no_worker_before_the_go(stand_in, monkeypatch):
     import select
     import time
 
-    from quizforge.grading.output import CapturedOutput
-    from quizforge.grading.sandbox import descendants
-    from quizforge.grading.zygote import ForkedSandbox
+    from quizforge.grading.judge.output import CapturedOutput
+    from quizforge.grading.sandbox_host.sandbox import descendants
+    from quizforge.grading.sandbox_host.zygote_control import ForkedSandbox
 
     monkeypatch.setattr(ForkedSandbox, "_into_cgroup", lambda self: None)  # moved, but no go yet
     zygote = Zygote(Limits())

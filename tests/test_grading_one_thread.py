@@ -1,6 +1,6 @@
 """One thread, no helper processes, no memory that hides (issue #20, items 1, 2 and 7).
 
-The worker installs a seccomp filter (quizforge/grading/sandboxed/seccomp.py) before any
+The worker installs a seccomp filter (quizforge/grading/sandbox_inside/seccomp.py) before any
 submission code runs. Each attack here scored full marks before it; graded with the static
 check bypassed (grade_unchecked), it must now score no more than the honest "zeros with the
 right shapes" floor, whatever the static check would have said. One end-to-end `quiz grade`
@@ -24,13 +24,13 @@ import pytest
 from grading_support import grade_unchecked, namespaces_available, write_submission, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.launcher import TMPFS_INODES
-from quizforge.grading.limits import Limits
-from quizforge.grading.sandbox import SandboxPolicy
-from quizforge.grading.sandboxed import seccomp
-from quizforge.grading.sandboxed.isolation import StepFailed
-from quizforge.grading.sandboxed.worker import NO_MEMFD, NO_SOCKETS, ONE_THREAD
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
+from quizforge.grading.sandbox_host.launcher import TMPFS_INODES
+from quizforge.grading.sandbox_host.sandbox import SandboxPolicy
+from quizforge.grading.sandbox_inside import seccomp
+from quizforge.grading.sandbox_inside.isolation import StepFailed
+from quizforge.grading.sandbox_inside.worker import NO_MEMFD, NO_SOCKETS, ONE_THREAD
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMESPACES = namespaces_available()
@@ -82,8 +82,8 @@ def test_the_program_ends_in_its_four_verdicts_and_every_jump_lands_on_one():
 
 FILTERED = r"""
 import ctypes, errno, json, os, select, socket, subprocess, sys, threading
-from quizforge.grading.sandboxed import seccomp
-from quizforge.grading.sandboxed.worker import _refused_by_the_filter
+from quizforge.grading.sandbox_inside import seccomp
+from quizforge.grading.sandbox_inside.worker import _refused_by_the_filter
 import torch
 torch.set_num_threads(1)
 refused = seccomp.install()
@@ -168,7 +168,7 @@ def test_the_filter_refuses_threads_processes_memfds_sockets_and_pipes_and_leave
 def test_a_system_call_of_another_abi_kills_the_process(tmp_path):
     if seccomp.machine() != "x86_64":
         pytest.skip("the x32 ABI exists on x86_64 only")
-    code = ("import ctypes\nfrom quizforge.grading.sandboxed import seccomp\nseccomp.install()\n"
+    code = ("import ctypes\nfrom quizforge.grading.sandbox_inside import seccomp\nseccomp.install()\n"
             "libc = ctypes.CDLL(None)\nlibc.syscall(ctypes.c_long(0x40000000 | 39))\nprint('survived')\n")
     done = _run_filtered(code, tmp_path)
     assert done.returncode == -signal.SIGSYS and "survived" not in done.stdout
@@ -177,7 +177,7 @@ def test_a_system_call_of_another_abi_kills_the_process(tmp_path):
 # i386's socketcall (102), through int 0x80: every socket call behind one number the filter does not list.
 SOCKETCALL = r"""
 import ctypes, mmap, sys
-from quizforge.grading.sandboxed import seccomp
+from quizforge.grading.sandbox_inside import seccomp
 if sys.argv[1] == "filtered":
     seccomp.install()
 page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
@@ -530,7 +530,7 @@ def test_files_and_xattrs_stop_at_the_tmpfs_inode_limit(forked, zygote):
 def test_the_memory_poll_counts_page_tables():
     """Read-only mappings of the zero page: page tables alone, neither resident nor under
     RLIMIT_DATA (513 MiB of them in a minute, before the poll counted VmPTE)."""
-    from quizforge.grading.sandbox import _private_memory
+    from quizforge.grading.sandbox_host.sandbox import _private_memory
 
     def anon() -> int:
         with open("/proc/self/status") as f:
@@ -599,7 +599,7 @@ def test_every_solution_and_other_correct_style_keeps_full_marks(zygote):
 # --- failing closed ---------------------------------------------------------------------
 
 def test_a_refused_step_in_the_hello_stops_grading_with_its_name():
-    from quizforge.grading.sandbox import _refused_step
+    from quizforge.grading.sandbox_host.sandbox import _refused_step
 
     hello = {"id": 0, "ok": False, "kind": "sandbox", "step": "seccomp",
              "message": "the kernel refused the filter (Invalid argument)", "hint": "run on a kernel with seccomp"}
@@ -613,7 +613,7 @@ def test_a_worker_that_cannot_filter_refuses_to_serve(tmp_path):
     """worker.serve on an architecture the filter does not know: the hello is the refusal."""
     code = textwrap.dedent("""
         import os, sys
-        from quizforge.grading.sandboxed import protocol, seccomp, worker
+        from quizforge.grading.sandbox_inside import protocol, seccomp, worker
         seccomp.machine = lambda: "sparc64"
         read, write = os.pipe()
         if write != worker.REPLY_FD:
@@ -637,7 +637,7 @@ def test_a_worker_that_cannot_filter_refuses_to_serve(tmp_path):
 
 
 def test_only_a_refused_thread_or_process_gets_the_one_thread_message():
-    from quizforge.grading.sandboxed.worker import _refused_by_the_filter
+    from quizforge.grading.sandbox_inside.worker import _refused_by_the_filter
 
     def raised(error):
         try:

@@ -9,8 +9,8 @@ import pytest
 from grading_support import NO_SANDBOX, namespaces_available, write_submission
 from quizforge.challenges import load_challenge
 from quizforge.grading.grade import grade
-from quizforge.grading.judge import failed_suite
-from quizforge.grading.sandbox import SandboxPolicy
+from quizforge.grading.judge.hidden_suite import failed_suite
+from quizforge.grading.sandbox_host.sandbox import SandboxPolicy
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 # The real sandbox where this machine can build it; the reference solution is trusted code.

@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from quizforge.grading.sandboxed import protocol
+from quizforge.grading.sandbox_inside import protocol
 
 
 def roundtrip(value):
@@ -237,7 +237,7 @@ def test_the_overlapping_frame_costs_the_judge_less_than_twice_its_size(tmp_path
     frame.write_bytes(overlapping_frame(16, size))
     script = f"""
 import resource, sys, time
-from quizforge.grading.sandboxed import protocol
+from quizforge.grading.sandbox_inside import protocol
 fd = __import__("os").open({str(frame)!r}, __import__("os").O_RDONLY)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 try:
@@ -253,8 +253,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
 
 
 def test_the_reply_cap_grows_with_what_the_test_expects_and_no_further():
-    from quizforge.grading.sandbox import reply_cap
-    from quizforge.grading.submission import expecting_reply
+    from quizforge.grading.judge.request_submission import expecting_reply
+    from quizforge.grading.sandbox_host.sandbox import reply_cap
 
     assert reply_cap(1000) == 4 * 1000 + 2**20
     with expecting_reply(8 * 2048 * 64):   # a 2048 x 64 table, counted as float64

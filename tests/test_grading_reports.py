@@ -7,11 +7,11 @@ import io
 import re
 from pathlib import Path
 
-from quizforge.grading.gradebook import csv_cell, gradebook_csv
-from quizforge.grading.item_analysis import analyse, diagnosis, markdown, message_pattern
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.judge import TestResult as Case
-from quizforge.grading.similarity import fingerprint, similar_pairs, starter_source
+from quizforge.grading.batch.gradebook import csv_cell, gradebook_csv
+from quizforge.grading.batch.item_analysis import analyse, diagnosis, markdown, message_pattern
+from quizforge.grading.batch.similarity import fingerprint, similar_pairs, starter_source
+from quizforge.grading.judge.hidden_suite import SuiteResult
+from quizforge.grading.judge.hidden_suite import TestResult as Case
 
 REPO = Path(__file__).resolve().parent.parent
 SDPA = REPO / "exercises" / "scaled_dot_product_attention" / "meta" / "variants"

@@ -19,11 +19,11 @@ import torch
 from grading_support import (FIXTURES, NO_SANDBOX, fixture_challenge, is_root, namespaces_available, outcomes,
                              grade_unchecked, processes_with, write_submission)
 from quizforge.grading.grade import grade
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.limits import Limits
-from quizforge.grading.sandbox import SandboxError, SandboxPolicy, descendants
-from quizforge.grading.sandboxed.worker import NO_SOCKETS
-from quizforge.grading.submission import SubmissionError
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.judge.request_submission import SubmissionError
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
+from quizforge.grading.sandbox_host.sandbox import SandboxError, SandboxPolicy, descendants
+from quizforge.grading.sandbox_inside.worker import NO_SOCKETS
 
 REPO = Path(__file__).resolve().parent.parent
 NAMESPACES = namespaces_available()

@@ -17,8 +17,8 @@ import pytest
 
 from grading_support import namespaces_available
 from quizforge.challenges import challenge_ids, load_challenge, seeds
-from quizforge.grading.judge import run_suite
-from quizforge.grading.loopback import LoopbackSubmission
+from quizforge.grading.judge.hidden_suite import run_suite
+from quizforge.grading.judge.loopback_submission import LoopbackSubmission
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDED_SEED = 1_234_567
@@ -184,8 +184,8 @@ def test_every_solution_and_other_correct_style_scores_full_marks_in_the_sandbox
     """All of them through grade(), as `quiz grade` runs it, with workers forked from one zygote (as in a
     batch), each grading under its own fresh seed."""
     from quizforge.grading.grade import grade
-    from quizforge.grading.limits import Limits
-    from quizforge.grading.zygote import Zygote
+    from quizforge.grading.judge.limits import Limits
+    from quizforge.grading.sandbox_host.zygote_control import Zygote
 
     files = [(cid, path) for cid in challenge_ids()
              for path in [REPO / "solutions" / f"{cid}.py",

@@ -11,8 +11,8 @@ import torch
 
 from grading_support import write_submission
 from quizforge.challenges import load_challenge, models
-from quizforge.grading.loopback import LoopbackSubmission
-from quizforge.grading.submission import SubmissionError
+from quizforge.grading.judge.loopback_submission import LoopbackSubmission
+from quizforge.grading.judge.request_submission import SubmissionError
 
 
 @pytest.fixture

@@ -21,13 +21,13 @@ import pytest
 from grading_support import NO_SANDBOX, grade_unchecked, namespaces_available, write_submission
 from signal_support import sigint_as_usual
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading import sandbox as sandbox_module
 from quizforge.grading.grade import grade
-from quizforge.grading.sandbox import SandboxError, descendants
+from quizforge.grading.sandbox_host import sandbox as sandbox_module
+from quizforge.grading.sandbox_host.sandbox import SandboxError, descendants
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "quizforge"
-SANDBOXED = PACKAGE / "grading" / "sandboxed"
+SANDBOXED = PACKAGE / "grading" / "sandbox_inside"
 NAMESPACES = namespaces_available()
 # Every challenge, found from its folder: each one's solution and first planted bug go through the sandbox.
 CHALLENGES = challenge_ids()
@@ -121,14 +121,14 @@ def test_the_reference_is_not_in_the_sandbox_whatever_the_spelling(tmp_path, sou
 
 
 def test_the_judge_reads_nothing_the_submission_can_write(tmp_path):
-    """The rewrite of results.py that once turned `return x` into 28/28: the package is not
+    """The rewrite of grading/exports/results.py that once turned `return x` into 28/28: the package is not
     there to write to, and the CLI has loaded what reports the result before anything runs
     (the table's module, cli/grade_view.py, included)."""
-    target, view = PACKAGE / "grading" / "results.py", PACKAGE / "cli" / "grade_view.py"
+    target, view = PACKAGE / "grading" / "exports" / "results.py", PACKAGE / "cli" / "grade_view.py"
     before, view_before = target.read_bytes(), view.read_bytes()
     path = write_submission(tmp_path, f"""
         import os
-        for name in ({str(target)!r}, {str(PACKAGE / "grading" / "judge.py")!r}, {str(view)!r}):
+        for name in ({str(target)!r}, {str(PACKAGE / "grading" / "judge" / "hidden_suite.py")!r}, {str(view)!r}):
             try:
                 with open(name, "w") as f:
                     f.write("def gradescope(result, visibility=None):\\n    return {{'score': 28}}\\n")
@@ -168,7 +168,7 @@ def _broken(**changes):
 @pytest.mark.parametrize("changes, step", [
     ({"memory_bytes": -5}, "limits"),
     ({"uid": 0} if os.getuid() == 0 else {"python_path": ["/nonexistent"]}, "privileges"),
-    ({"worker_files": {"worker.py": "/nonexistent/sandboxed/worker.py"}}, "starting the sandbox"),
+    ({"worker_files": {"worker.py": "/nonexistent/sandbox_inside/worker.py"}}, "starting the sandbox"),
 ], ids=["limits", "privileges", "worker-modules-missing"])
 def test_a_failed_isolation_step_refuses_to_grade_in_one_line(run_quiz, tmp_path, monkeypatch, changes, step):
     if step == "privileges" and os.getuid() != 0:
@@ -226,7 +226,7 @@ def _start_grading(path: Path, *extra: str) -> tuple[subprocess.Popen, list[int]
 
 def _is_worker(pid: int) -> bool:
     try:
-        return b"sandboxed import worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"sandbox_inside import worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
 
@@ -326,8 +326,8 @@ def look():
 AS_USER = r"""
 import json, sys
 from quizforge.grading.grade import grade
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.limits import Limits
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 result = grade(sys.argv[1], "softmax", static_check=False)  # the probe imports os and subprocess on purpose
 sub = IsolatedSubmission(open(sys.argv[1], "rb").read(), Limits(memory=8 * 2**30, call_seconds=60))
 try:

@@ -13,9 +13,9 @@ import pytest
 
 from grading_support import FIXTURES, grade_unchecked, namespaces_available, zygote  # noqa: F401 - zygote is a fixture
 from quizforge.challenges import challenge_ids, load_challenge
-from quizforge.grading.measure_ops import withheld
-from quizforge.grading.forbidden import check_source
 from quizforge.grading.grade import grade
+from quizforge.grading.intake.forbidden import check_source
+from quizforge.maintainer.measure_ops import withheld
 
 REPO = Path(__file__).resolve().parent.parent
 ATTACKS = FIXTURES / "allowlist"

@@ -13,12 +13,12 @@ import pytest
 import torch
 
 from grading_support import NO_SANDBOX, namespaces_available
-from quizforge.grading.isolated import IsolatedSubmission
-from quizforge.grading.limits import Limits
-from quizforge.grading.sandbox import SandboxError
-from quizforge.grading.sandboxed.worker import NO_SOCKETS
-from quizforge.grading.submission import SubmissionError
-from quizforge.grading.zygote import Zygote
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.judge.request_submission import SubmissionError
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
+from quizforge.grading.sandbox_host.sandbox import SandboxError
+from quizforge.grading.sandbox_host.zygote_control import Zygote
+from quizforge.grading.sandbox_inside.worker import NO_SOCKETS
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ def test_each_worker_gets_its_own_namespaces_and_limits(zygote):
 def test_a_forked_worker_can_start_nothing_and_dies_whole(zygote):
     if zygote is None:
         pytest.skip(NO_SANDBOX)
-    from quizforge.grading.sandbox import descendants
+    from quizforge.grading.sandbox_host.sandbox import descendants
 
     source = ("import subprocess, sys\n"
               "def attempt(action):\n"

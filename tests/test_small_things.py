@@ -275,8 +275,8 @@ def test_a_shared_failure_is_said_once_above_the_grade_table(run_quiz, tmp_path,
 
 
 def test_different_failures_stay_in_their_rows():
-    from quizforge.grading.judge import SuiteResult, TestResult
-    from quizforge.grading.results import shared_failure
+    from quizforge.grading.exports.results import shared_failure
+    from quizforge.grading.judge.hidden_suite import SuiteResult, TestResult
 
     alike = [TestResult(f"t{i}", "failed", 0, 1, "forbidden: torch.nn.functional.softmax") for i in range(3)]
     assert shared_failure(SuiteResult("softmax", alike)) == "forbidden: torch.nn.functional.softmax"

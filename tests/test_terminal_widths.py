@@ -200,8 +200,8 @@ def test_grade_table_never_breaks_a_test_name(width):
     from rich.console import Console
 
     from quizforge.cli import grade_view
-    from quizforge.grading.judge import SuiteResult
-    from quizforge.grading.judge import TestResult as Case
+    from quizforge.grading.judge.hidden_suite import SuiteResult
+    from quizforge.grading.judge.hidden_suite import TestResult as Case
 
     result = SuiteResult("softmax", tests=[
         Case("test_float64_input_keeps_its_dtype", "passed", 2.0, 2.0),

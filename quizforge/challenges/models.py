@@ -3,7 +3,7 @@ model (`generate`) or trains one (`adamw`): a module cannot cross the wire, but 
 
 One file on both sides: the hidden suites import it from here to compute their expected values,
 and the sandbox copies this same file in beside the worker's modules (as `models.py`, see
-quizforge/grading/sandbox.py worker_modules), whose `build` and `train` it serves. So it imports
+quizforge/grading/sandbox_host/sandbox.py worker_modules), whose `build` and `train` it serves. So it imports
 the standard library and torch only, never quizforge.
 """
 

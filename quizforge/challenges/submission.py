@@ -6,12 +6,12 @@ the grader.
 
 Hidden suites are written only against `Submission` and `RemoteObject`. Both of the
 grader's implementations send the same requests to the worker's `Server`
-(quizforge/grading/sandboxed/worker.py) through the wire protocol:
+(quizforge/grading/sandbox_inside/worker.py) through the wire protocol:
 
-* the isolated one (`quizforge.grading.isolated`), used by `quiz grade`: the
+* the isolated one (`quizforge.grading.sandbox_host.isolated_submission`), used by `quiz grade`: the
   submission lives in a sandboxed worker process and only plain data crosses
   back (tensors rebuilt from raw bytes, numbers, strings, lists, dicts);
-* the loopback one (`quizforge.grading.loopback`), which runs the Server in this
+* the loopback one (`quizforge.grading.judge.loopback_submission`), which runs the Server in this
   process: the unisolated baseline for `bench/` and for checking the suites
   against known solutions. It is never used on untrusted code.
 

@@ -25,7 +25,7 @@ def export_gradescope(challenge_id: str, out: Path, unsafe: bool) -> None:
     """Write autograder.zip for challenge ID: upload it as a Gradescope programming assignment's
     autograder, on the Ubuntu 24.04 base image."""
     from quizforge.challenges import load_challenge
-    from quizforge.grading.exports import gradescope_zip
+    from quizforge.grading.exports.course_platforms import gradescope_zip
 
     path = gradescope_zip(load_challenge(challenge_id), out, unsafe)
     click.echo(f"wrote {path}: upload it as the autograder (base image: Ubuntu 24.04)")
@@ -44,7 +44,7 @@ def export_github_classroom(challenge_id: str, folder: Path, install: str | None
     Classroom test worth one point. Nothing of quizforge is in it, so no hidden suite: grades
     that count come from `quiz grade --batch` or the Gradescope export."""
     from quizforge.challenges import load_challenge
-    from quizforge.grading.exports import write_classroom_template
+    from quizforge.grading.exports.course_platforms import write_classroom_template
 
     written, removed = write_classroom_template(load_challenge(challenge_id), folder, install, force)
     click.echo(f"wrote {folder}: " + ", ".join(str(p.relative_to(folder)) for p in written))

@@ -62,7 +62,7 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
 
     challenge = load_challenge(challenge_id)   # an unknown one is named first, with a suggestion
     if submission is not None and batch_dir is None and output_format == "table":
-        from quizforge.grading.source_file import runnable_source
+        from quizforge.grading.intake.source_file import runnable_source
 
         # On the terminal, a file with nothing to run is one line before anything is loaded; json and
         # junit still carry every test as failed, which is what an autograder's platform shows a student.
@@ -72,9 +72,9 @@ def grade_command(submission: Path | None, challenge_id: str, output_format: str
     # Everything that reports the result is loaded before any submission code runs.
     from quizforge import render
     from quizforge.cli import grade_view
-    from quizforge.grading import results
+    from quizforge.grading.exports import results
     from quizforge.grading.grade import grade
-    from quizforge.grading.sandbox import SandboxError, SandboxPolicy
+    from quizforge.grading.sandbox_host.sandbox import SandboxError, SandboxPolicy
     from quizforge.render import Progress
 
     stop_cleanly_on_sigterm()
@@ -126,9 +126,9 @@ def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force
     import sys
 
     from quizforge import render
-    from quizforge.grading.batch import grade_batch
-    from quizforge.grading.limits import parse_size
-    from quizforge.grading.sandbox import SandboxError
+    from quizforge.grading.batch.driver import grade_batch
+    from quizforge.grading.judge.limits import parse_size
+    from quizforge.grading.sandbox_host.sandbox import SandboxError
 
     out = out_dir or folder.resolve().parent / f"{folder.resolve().name}-grades"
     console = render.console()
@@ -176,7 +176,7 @@ def _say_stopped(what: str) -> None:
 
 def _print_passed_over(console, report, shown: int = 10) -> None:
     """What was not graded, one line each (names and reasons come from the class folder: made plain)."""
-    from quizforge.grading.text_safety import plain, visible_name
+    from quizforge.grading.intake.text_safety import plain, visible_name
 
     lines = [f"skipped {note}" for note in report.notes]
     lines += [f"not gradable: {visible_name(s)}: {p}" for s, p in sorted(report.problems.items())]

@@ -1,7 +1,7 @@
 """`quiz grade`'s terminal table: a graded suite drawn with rich.
 
 The CLI imports this before any submission code runs (with rich's pieces it uses), as it
-does results.py: nothing that reports a result is loaded after the submission has run.
+does grading/exports/results.py: nothing that reports a result is loaded after the submission has run.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.grading.exports.results import clean, points, sandbox_summary, seed_line, shared_failure
+from quizforge.grading.judge.hidden_suite import SuiteResult
 from quizforge.render.fit import TableOrLines
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.results import clean, points, sandbox_summary, seed_line, shared_failure
 
 
 # A message may wrap onto this many lines of its column; taller rows read better as lines.

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Callable
 
 from quizforge.challenges import Challenge, load_challenge, seeds
-from quizforge.grading import forbidden
-from quizforge.grading.judge import SuiteResult, failed_suite, run_suite
-from quizforge.grading.limits import DEFAULT_MEMORY, Limits, parse_size
-from quizforge.grading.rules import GuardRules
-from quizforge.grading.sandbox import SandboxPolicy
-from quizforge.grading.source_file import parse, read_submission
-from quizforge.grading.submission import SubmissionError
+from quizforge.grading.intake import forbidden
+from quizforge.grading.intake.source_file import parse, read_submission
+from quizforge.grading.judge.hidden_suite import SuiteResult, failed_suite, run_suite
+from quizforge.grading.judge.limits import DEFAULT_MEMORY, Limits, parse_size
+from quizforge.grading.judge.request_submission import SubmissionError
+from quizforge.grading.judge.rules import GuardRules
+from quizforge.grading.sandbox_host.sandbox import SandboxPolicy
 from quizforge.threads import single_thread
 
 
@@ -32,15 +32,15 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
           seed: int | str | None = None, static_check: bool = True, capability: bool | None = None) -> SuiteResult:
     """Grade the submission at `path`. Raises InputError for a bad path, challenge or limit;
     anything wrong with the submission itself is a result, never an exception. With a
-    `zygote` (quizforge.grading.zygote.Zygote, for batches), its workers are forked from it.
+    `zygote` (quizforge.grading.sandbox_host.zygote_control.Zygote, for batches), its workers are forked from it.
     `progress(n, total)` is called as each hidden test begins (not when the submission is
     rejected before it runs: then no test runs). `source`: the file's bytes, already read and
-    checked (class_folder.py, for a class's hostile folder), so `path` is not opened again.
+    checked (intake/class_folder.py, for a class's hostile folder), so `path` is not opened again.
     The suite's inputs are drawn from `seed`, a fresh secret one for each grading unless given
     (to reproduce one: the result carries its seed). `static_check=False` is for tests of the
     sandbox and the worker's guards on their own: code the static check would refuse is run
     anyway, and by default imported as plain Python, without the capability compile."""
-    from quizforge.grading.isolated import IsolatedSubmission
+    from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 
     seed = seeds.fresh() if seed is None else seeds.parse(seed)
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)

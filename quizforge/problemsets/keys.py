@@ -40,8 +40,8 @@ def key_rows(papers: list[Paper]) -> list[dict]:
 def spreadsheet_cell(value: object) -> str:
     """One CSV cell: numbers (and text that is a number) as they are, other text guarded
     against formula injection only where it starts like a formula."""
-    from quizforge.grading.gradebook import FORMULA_STARTS
-    from quizforge.grading.text_safety import plain
+    from quizforge.grading.batch.gradebook import FORMULA_STARTS
+    from quizforge.grading.intake.text_safety import plain
 
     if isinstance(value, float):
         text = f"{value:g}"

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
-from quizforge.grading.gradebook import csv_cell, write_atomically
+from quizforge.grading.batch.gradebook import csv_cell, write_atomically
 
 GROUP = 0.27  # the upper and lower groups of the discrimination index
 DELIMITERS = (",", ";", "\t")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizforge.challenges import seeds
-from quizforge.grading.judge import SuiteResult, TestResult
+from quizforge.grading.judge.hidden_suite import SuiteResult, TestResult
 
 STATUSES = ("passed", "failed", "skipped")
 

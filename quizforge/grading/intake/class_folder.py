@@ -1,6 +1,6 @@
 """Reading what students handed in: their names, links, sizes and bytes are hostile input.
 
-Both `quiz grade --batch` (batch.py) and Gradescope's run_autograder (autograder.py) read
+Both `quiz grade --batch` (batch/driver.py) and Gradescope's run_autograder (exports/gradescope_autograder.py) read
 submissions only through `read_submission_file`: every folder on the way and the file
 itself are opened with O_NOFOLLOW, so a link to the reference, to solutions/ or to
 another student is refused rather than followed; the file must be a regular one (a FIFO
@@ -22,8 +22,8 @@ import stat
 import tokenize
 from pathlib import Path
 
-from quizforge.grading.limits import SUBMISSION_BYTES, format_size
-from quizforge.grading.text_safety import visible_name
+from quizforge.grading.intake.text_safety import visible_name
+from quizforge.grading.judge.limits import SUBMISSION_BYTES, format_size
 
 
 def read_capped(fd: int) -> bytes:

@@ -2,7 +2,7 @@
 
 A submission is either DIR/<student>.py or a folder DIR/<student>/ holding it (its only
 .py file, or one named <challenge>.py, submission.py or starter.py). `grade_batch` hands
-them to `jobs` judge processes (batch_job.py), each with its own zygote, so no submission
+them to `jobs` judge processes (job.py), each with its own zygote, so no submission
 pays for a torch import; each worker is still forked into namespaces, folders and limits
 of its own. Results land in OUT as they come:
 
@@ -13,7 +13,7 @@ of its own. Results land in OUT as they come:
     OUT/similarity.json/.md      near-duplicate pairs with their matching regions
     OUT/problems.csv             submissions that could not be graded, and why
 
-The folder is hostile input (class_folder.py): links are refused, each file is read once,
+The folder is hostile input (intake/class_folder.py): links are refused, each file is read once,
 and a bad name, an oversize or binary file is one row of problems.csv, never read again.
 A re-run skips every student whose results are there for the same source, unless
 `force`. One bad or hostile submission never stops the batch; a sandbox that cannot be
@@ -36,11 +36,11 @@ from typing import Callable
 
 from quizforge.challenges import Challenge
 from quizforge.errors import InputError
-from quizforge.grading.class_folder import Refused, name_problem, read_submission_file, result_file_name
-from quizforge.grading.gradebook import write_atomically
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.results_io import result_from_dict, result_to_dict
-from quizforge.grading.text_safety import visible_name
+from quizforge.grading.batch.gradebook import write_atomically
+from quizforge.grading.batch.results_io import result_from_dict, result_to_dict
+from quizforge.grading.intake.class_folder import Refused, name_problem, read_submission_file, result_file_name
+from quizforge.grading.intake.text_safety import visible_name
+from quizforge.grading.judge.hidden_suite import SuiteResult
 
 NAMED_FILES = ("submission.py", "starter.py")
 
@@ -167,7 +167,7 @@ def _stored(out: Path, student: str, digest: str) -> SuiteResult | None:
 
 def _save(out: Path, student: str, digest: str, result: SuiteResult, visibility: str) -> str:
     """Write the student's results file; '' or, when it cannot be written, why."""
-    from quizforge.grading import results
+    from quizforge.grading.exports import results
 
     data = results.gradescope(result, visibility)
     data["quizforge"] = {"student": student, "source_sha256": digest, "result": result_to_dict(result)}
@@ -183,7 +183,7 @@ class _Job:
 
     def __init__(self, challenge: Challenge, memory: int, time_limit: float | None):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "quizforge.grading.batch_job", challenge.id, str(memory),
+            [sys.executable, "-m", "quizforge.grading.batch.job", challenge.id, str(memory),
              "none" if time_limit is None else str(time_limit)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.task: str | None = None
@@ -212,7 +212,7 @@ def grade_batch(folder: Path, challenge: Challenge, out: Path, *, jobs: int = 1,
     `progress(done, total, student)` is called as each one is finished."""
     import selectors
 
-    from quizforge.grading.sandbox import SandboxError
+    from quizforge.grading.sandbox_host.sandbox import SandboxError
 
     started = time.perf_counter()
     skip = check_output_folder(out, folder)
@@ -291,8 +291,8 @@ def grade_batch(folder: Path, challenge: Challenge, out: Path, *, jobs: int = 1,
 def write_reports(report: BatchReport, entries: list[Entry], challenge: Challenge) -> None:
     """The gradebook, the item analysis, the similarity hints and the problems, from what was graded
     (and, for similarity, from the bytes read when the folder was listed: no file is read again)."""
-    from quizforge.grading import gradebook, item_analysis, similarity
-    from quizforge.grading.class_folder import decode_source
+    from quizforge.grading.batch import gradebook, item_analysis, similarity
+    from quizforge.grading.intake.class_folder import decode_source
 
     graded = sorted(report.graded.items())
     gradebook.write_gradebook(report.out / "gradebook.csv", graded)

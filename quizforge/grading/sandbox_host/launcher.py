@@ -43,7 +43,8 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandboxed"))  # -I leaves it out
+# -I leaves it out; the isolation steps are the inside package's, shared with the zygote
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox_inside"))
 from isolation import (MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE,  # noqa: E402
                        MS_RDONLY, MS_REC, MS_REMOUNT, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE,
                        PR_SET_PDEATHSIG, Status, StepFailed, drop_privileges, enter_namespaces, errno_text,
@@ -148,7 +149,7 @@ def build_root(cfg: dict, source: bytes, worker_files: dict[str, bytes], owner: 
         for path in ("/etc/ld.so.cache", "/sys/devices/system/cpu"):
             if os.path.exists(path):
                 _bind(path, root)
-        worker_dir = f"{root}{SANDBOX_HOME}/worker/sandboxed"
+        worker_dir = f"{root}{SANDBOX_HOME}/worker/sandbox_inside"
         os.makedirs(worker_dir, mode=0o755)
         for name, text in worker_files.items():
             with open(os.path.join(worker_dir, name), "wb") as f:
@@ -241,7 +242,7 @@ def exec_worker(cfg: dict, drop_to: int | None, nproc: int | None, home: str, pa
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     role = "zygote" if cfg.get("role") == "zygote" else "worker"
     boot = ("import sys,time;t=time.perf_counter();sys.path[:]=" + repr(path_entries)
-            + f";from sandboxed import {role};{role}.main(sys.argv[1],t)")
+            + f";from sandbox_inside import {role};{role}.main(sys.argv[1],t)")
     worker_config = json.dumps({"submission": f"{home}/submission.py", "rules": cfg["rules"],
                                 "memory_bytes": cfg["memory_bytes"], "home": home,
                                 "scratch_size": SCRATCH_SIZE, "tmp_size": TMP_SIZE, "tmpfs_inodes": TMPFS_INODES,

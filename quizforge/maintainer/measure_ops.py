@@ -1,12 +1,12 @@
 """Check that honest submissions never reach a kernel their challenge withholds.
 
-    python -m quizforge.grading.measure_ops             # every challenge
-    python -m quizforge.grading.measure_ops softmax ...  # only these
+    python -m quizforge.maintainer.measure_ops             # every challenge
+    python -m quizforge.maintainer.measure_ops softmax ...  # only these
 
 Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
 It lives with the grader, not the challenges, because it runs the judge and the worker's
 request handling: the challenges never import the grader. The worker's dispatch guard
-(quizforge/grading/sandboxed/guards.py) withholds the fused kernels that compute a
+(quizforge/grading/sandbox_inside/guards.py) withholds the fused kernels that compute a
 challenge's answer (WITHHELD_BY_LEAF, from its `forbidden` list) and nothing else. This
 records, under a TorchDispatchMode, the ops reached by
 
@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 
 CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
-from quizforge.grading.sandboxed.guards import WITHHELD_BY_LEAF, withheld  # noqa: E402,F401 - one list
+from quizforge.grading.sandbox_inside.guards import WITHHELD_BY_LEAF, withheld  # noqa: E402,F401 - one list
 
 
 # --- the common vocabulary ---------------------------------------------------------------
@@ -270,15 +270,15 @@ def measure_suite(challenge_id: str, path: Path) -> set[str]:
     """Ops of the worker's side of grading `path` against the hidden suite (every request's
     decoding, handling and encoding), as in the sandbox."""
     from quizforge.challenges import load_challenge
-    from quizforge.grading.judge import run_suite
-    from quizforge.grading.loopback import LoopbackSubmission
-    from quizforge.grading.sandboxed import protocol
+    from quizforge.grading.judge.hidden_suite import run_suite
+    from quizforge.grading.judge.loopback_submission import LoopbackSubmission
+    from quizforge.grading.sandbox_inside import protocol
 
     ops: set[str] = set()
 
     class Recorded(LoopbackSubmission):
         def _request(self, op: str, **fields):
-            from quizforge.grading.submission import reply_value
+            from quizforge.grading.judge.request_submission import reply_value
 
             self._next_id += 1
             frame = protocol.encode({"op": op, "id": self._next_id, **fields})
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     from quizforge.challenges import challenge_ids
     from quizforge.threads import single_thread
 
-    parser = argparse.ArgumentParser(prog="python -m quizforge.grading.measure_ops", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m quizforge.maintainer.measure_ops", description=__doc__.split("\n")[0])
     parser.add_argument("challenges", nargs="*", help="challenge ids (default: all)")
     args = parser.parse_args(argv)
     if not (CHECKOUT / "solutions").is_dir():

@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 from quizforge.errors import InputError
-from quizforge.grading.class_folder import Refused, decode_source, hard_link_problem, read_capped
-from quizforge.grading.limits import SUBMISSION_BYTES, format_size
+from quizforge.grading.intake.class_folder import Refused, decode_source, hard_link_problem, read_capped
+from quizforge.grading.judge.limits import SUBMISSION_BYTES, format_size
 
 
 def read_submission(path: str | Path) -> bytes:

@@ -1,4 +1,4 @@
-"""The judge's side of the zygote (sandboxed/zygote.py): one sandbox that has imported torch
+"""The judge's side of the zygote (sandbox_inside/zygote.py): one sandbox that has imported torch
 and forks a fresh, separately isolated worker for each submission of a batch.
 
 `Zygote.start()` builds the zygote's sandbox exactly as for a worker (the launcher, the
@@ -21,13 +21,13 @@ import threading
 import time
 from typing import Any
 
-from quizforge.grading import memory_cgroup
-from quizforge.grading.limits import STARTUP_SECONDS, Limits
-from quizforge.grading.output import CapturedOutput
-from quizforge.grading.rules import GuardRules
-from quizforge.grading.sandbox import Sandbox, SandboxError, SandboxInfo, SandboxPolicy
+from quizforge.grading.judge.limits import STARTUP_SECONDS, Limits
+from quizforge.grading.judge.output import CapturedOutput
+from quizforge.grading.judge.rules import GuardRules
+from quizforge.grading.sandbox_host import memory_cgroup
+from quizforge.grading.sandbox_host.sandbox import Sandbox, SandboxError, SandboxInfo, SandboxPolicy
 
-SPAWN_FDS = ("request", "reply", "output", "status", "source")  # as sandboxed/zygote.py reads them
+SPAWN_FDS = ("request", "reply", "output", "status", "source")  # as sandbox_inside/zygote.py reads them
 
 
 def _pid_of(pidfd: int) -> int | None:
@@ -126,7 +126,7 @@ class _ZygoteHolder(Sandbox):
         return config, fds
 
     def launch(self) -> None:
-        # The control socket stands in for both protocol pipes (see sandboxed/zygote.py).
+        # The control socket stands in for both protocol pipes (see sandbox_inside/zygote.py).
         config, extra_fds = self._config()
         self._status_r, status_w = os.pipe()
         output_r, output_w = os.pipe()

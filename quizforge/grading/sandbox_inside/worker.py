@@ -1,8 +1,8 @@
 """The untrusted side: imports the submission and answers the judge's requests.
 
-    python -I -S -c BOOT CONFIG_JSON     (see quizforge/grading/sandbox.py)
+    python -I -S -c BOOT CONFIG_JSON     (see quizforge/grading/sandbox_host/sandbox.py)
 
-Started by the sandbox (see launcher.py) in a scratch directory that holds only a
+Started by the sandbox (see sandbox_host/launcher.py) in a scratch directory that holds only a
 copy of the submission, with requests on fd 3 and replies on fd 4; stdout and stderr
 are a pipe the judge drains and truncates. Only this folder of quizforge is on its
 path. It imports torch, sets its thread pools to one, installs the forbidden-API guards

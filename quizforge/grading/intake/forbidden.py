@@ -33,7 +33,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable
 
-from quizforge.grading.sandboxed import capability
+from quizforge.grading.sandbox_inside import capability
 
 DYNAMIC_NAMES = {"eval", "exec", "compile", "__import__", "__builtins__", "breakpoint", "globals", "locals", "vars"}
 DYNAMIC_MODULES = {"importlib", "builtins", "imp", "runpy", "marshal", "pickle", "code", "codeop",

@@ -2,7 +2,7 @@
 terminal table (quizforge/cli/grade_view.py) is drawn from.
 
 Messages and output come partly from the submission (exception texts, prints), so
-every format strips control characters and bidi overrides (text_safety.py).
+every format strips control characters and bidi overrides (intake/text_safety.py).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.text_safety import plain
+from quizforge.grading.intake.text_safety import plain
+from quizforge.grading.judge.hidden_suite import SuiteResult
 
 # What XML 1.0 cannot hold and what would drive a terminal or reorder a line: see text_safety.
 clean = plain

@@ -1,7 +1,7 @@
 """One job of a batch grading: a judge process with its own zygote, grading one submission
-after another as the batch driver (batch.py) hands them out.
+after another as the batch driver (driver.py) hands them out.
 
-    python -m quizforge.grading.batch_job CHALLENGE_ID MEMORY_BYTES TIME_LIMIT
+    python -m quizforge.grading.batch.job CHALLENGE_ID MEMORY_BYTES TIME_LIMIT
 
 Tasks arrive on stdin, one JSON line each: {"student": ..., "path": ..., "source": base64 of the
 file's bytes, as the driver read and checked them (the job never opens the student's path)}. For each, one
@@ -40,11 +40,11 @@ def main(argv: list[str]) -> int:
     _die_with_parent()
     from quizforge.challenges import load_challenge
     from quizforge.errors import InputError
+    from quizforge.grading.batch.results_io import result_to_dict
     from quizforge.grading.grade import grade
-    from quizforge.grading.limits import Limits
-    from quizforge.grading.results_io import result_to_dict
-    from quizforge.grading.sandbox import SandboxError
-    from quizforge.grading.zygote import Zygote
+    from quizforge.grading.judge.limits import Limits
+    from quizforge.grading.sandbox_host.sandbox import SandboxError
+    from quizforge.grading.sandbox_host.zygote_control import Zygote
 
     challenge = load_challenge(argv[0])
     memory, time_limit = int(argv[1]), (float(argv[2]) if argv[2] != "none" else None)

@@ -18,7 +18,7 @@ from typing import Callable
 import pytest
 
 from quizforge.challenges import Challenge, seeds
-from quizforge.grading.submission import Submission, SubmissionError
+from quizforge.grading.judge.request_submission import Submission, SubmissionError
 
 MESSAGE_LIMIT = 500
 

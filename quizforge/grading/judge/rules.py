@@ -2,7 +2,7 @@
 
 The sandbox carries it to the worker as plain data (`as_config()`), through the
 launcher's config or the zygote's spawn request, to `worker.serve` and the guards in
-quizforge/grading/sandboxed/guards.py.
+quizforge/grading/sandbox_inside/guards.py.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from quizforge.grading.gradebook import hidden_tests, write_atomically
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.text_safety import markdown_text, plain
+from quizforge.grading.batch.gradebook import hidden_tests, write_atomically
+from quizforge.grading.intake.text_safety import markdown_text, plain
+from quizforge.grading.judge.hidden_suite import SuiteResult
 
 TOP_MESSAGES = 3
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
@@ -25,7 +25,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
 def message_pattern(message: str) -> str:
     """The message with its numbers replaced by #: one pattern for one kind of failure. Messages
-    come partly from submissions: no control or bidi character survives (text_safety.py)."""
+    come partly from submissions: no control or bidi character survives (intake/text_safety.py)."""
     return _NUMBER.sub("#", " ".join(plain(message).split()))
 
 

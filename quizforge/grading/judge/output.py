@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
-from quizforge.grading.limits import OUTPUT_BYTES, format_size
+from quizforge.grading.judge.limits import OUTPUT_BYTES, format_size
 
 
 FENCE = "| "

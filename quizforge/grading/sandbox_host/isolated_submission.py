@@ -16,13 +16,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from quizforge.grading.limits import STARTUP_SECONDS, Limits
+from quizforge.grading.judge.limits import STARTUP_SECONDS, Limits
 
 MAX_CRASHES = 5
-from quizforge.grading.output import CapturedOutput
-from quizforge.grading.rules import GuardRules
-from quizforge.grading.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
-from quizforge.grading.submission import RemoteObject, RequestObject, RequestSubmission, SubmissionError
+from quizforge.grading.judge.output import CapturedOutput
+from quizforge.grading.judge.request_submission import RemoteObject, RequestObject, RequestSubmission, SubmissionError
+from quizforge.grading.judge.rules import GuardRules
+from quizforge.grading.sandbox_host.sandbox import Sandbox, SandboxInfo, SandboxPolicy, StartupTimeout
 
 
 class IsolatedSubmission(RequestSubmission):
@@ -33,7 +33,7 @@ class IsolatedSubmission(RequestSubmission):
         self.rules = GuardRules.of(forbidden)  # a bare tuple: forbidden APIs only, plain Python (tests)
         self.deadline = deadline
         self.policy = policy
-        self.zygote = zygote  # a quizforge.grading.zygote.Zygote to fork workers from, or None
+        self.zygote = zygote  # a quizforge.grading.sandbox_host.zygote_control.Zygote to fork workers from, or None
         self.crashes = 0
         self.gave_up: SubmissionError | None = None  # set once the worker is not worth restarting
         self.output = CapturedOutput()

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from quizforge.challenges import models
-from quizforge.grading.sandboxed import protocol
-from quizforge.grading.sandboxed.worker import Server
-from quizforge.grading.submission import RequestSubmission, SubmissionError, reply_value
+from quizforge.grading.judge.request_submission import RequestSubmission, SubmissionError, reply_value
+from quizforge.grading.sandbox_inside import protocol
+from quizforge.grading.sandbox_inside.worker import Server
 
 
 class _CallTimedOut(BaseException):

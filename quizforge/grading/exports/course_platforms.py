@@ -3,7 +3,7 @@ GitHub Classroom template repository.
 
 Gradescope: the zip holds setup.sh (run once when the image is built: a venv, torch's CPU
 build, then quizforge from the package copy inside the zip, hidden suites included: only the
-instructor uploads it) and run_autograder (run for each submission: autograder.py writes
+instructor uploads it) and run_autograder (run for each submission: gradescope_autograder.py writes
 /autograder/results/results.json with `quiz grade`'s result). quizforge is installed from
 that copy, never fetched by name from an index.
 
@@ -30,7 +30,7 @@ from quizforge.errors import InputError
 
 TORCH_PIN = "torch==2.13.0"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
-PACKAGE = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parents[2]  # quizforge/
 SOURCE_DIR = "quizforge_src"
 # A fixed time for every zip entry, so that exporting twice gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
@@ -71,7 +71,7 @@ def run_autograder(challenge_id: str, unsafe: bool) -> str:
 ROOT="${{QUIZFORGE_AUTOGRADER_ROOT:-/autograder}}"
 PYTHON="${{QUIZFORGE_PYTHON:-$ROOT/venv/bin/python}}"
 export QUIZFORGE_AUTOGRADER_ROOT="$ROOT"
-exec "$PYTHON" -m quizforge.grading.autograder {shlex.quote(challenge_id)}{flag}
+exec "$PYTHON" -m quizforge.grading.exports.gradescope_autograder {shlex.quote(challenge_id)}{flag}
 """
 
 

@@ -1,9 +1,9 @@
-"""Grading inside a Gradescope autograder container (see exports.py for the zip).
+"""Grading inside a Gradescope autograder container (see course_platforms.py for the zip).
 
-    python3 -m quizforge.grading.autograder CHALLENGE_ID [--unsafe-no-sandbox]
+    python3 -m quizforge.grading.exports.gradescope_autograder CHALLENGE_ID [--unsafe-no-sandbox]
 
 Reads the student's file from ROOT/submission (hostile input: a link is refused and the
-file is read once, without following links; see class_folder.py) and writes ROOT/results/results.json, where
+file is read once, without following links; see intake/class_folder.py) and writes ROOT/results/results.json, where
 ROOT is /autograder, or $QUIZFORGE_AUTOGRADER_ROOT (for trying the autograder locally).
 results.json is always written: when the sandbox cannot be built in the container, it
 says so with a score of 0 rather than grading without isolation, unless the instructor
@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from quizforge.grading.text_safety import visible_name
+from quizforge.grading.intake.text_safety import visible_name
 
 NAMED = ("submission.py", "starter.py")
 
@@ -52,10 +52,10 @@ def failed_results(message: str) -> dict:
 def run(challenge_id: str, unsafe: bool) -> dict:
     from quizforge.challenges import load_challenge
     from quizforge.errors import InputError
-    from quizforge.grading.class_folder import Refused, read_submission_file
-    from quizforge.grading import results
+    from quizforge.grading.exports import results
     from quizforge.grading.grade import grade
-    from quizforge.grading.sandbox import SandboxError, SandboxPolicy
+    from quizforge.grading.intake.class_folder import Refused, read_submission_file
+    from quizforge.grading.sandbox_host.sandbox import SandboxError, SandboxPolicy
 
     challenge = load_challenge(challenge_id)
     folder = autograder_root() / "submission"
@@ -79,7 +79,8 @@ def run(challenge_id: str, unsafe: bool) -> dict:
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python3 -m quizforge.grading.autograder CHALLENGE_ID [--unsafe-no-sandbox]", file=sys.stderr)
+        print("usage: python3 -m quizforge.grading.exports.gradescope_autograder CHALLENGE_ID [--unsafe-no-sandbox]",
+              file=sys.stderr)
         return 2
     data = run(argv[0], "--unsafe-no-sandbox" in argv[1:])
     out = autograder_root() / "results" / "results.json"

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from quizforge.grading.gradebook import write_atomically
-from quizforge.grading.text_safety import markdown_text
+from quizforge.grading.batch.gradebook import write_atomically
+from quizforge.grading.intake.text_safety import markdown_text
 
 K = 12            # tokens per k-gram
 WINDOW = 8        # k-gram hashes per winnowing window

@@ -2,8 +2,8 @@
 
 The API itself (`Submission`, `RemoteObject`, `SubmissionError`) is the hidden suites'
 contract and lives with them, in quizforge.challenges.submission; here are the requests
-and replies that carry it, whatever carries them: the sandbox's pipes (isolated.py) or
-this process (loopback.py).
+and replies that carry it, whatever carries them: the sandbox's pipes (sandbox_host/isolated_submission.py)
+or this process (loopback_submission.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Measure the one-call loopholes each challenge's rules leave open, as a submission sees them.
 
-    python -m quizforge.grading.measure_loopholes              # every challenge
-    python -m quizforge.grading.measure_loopholes swiglu ...   # only these challenges
+    python -m quizforge.maintainer.measure_loopholes              # every challenge
+    python -m quizforge.maintainer.measure_loopholes swiglu ...   # only these challenges
 
 Run from a source checkout: each challenge's answers come from solutions/<id>.py. For every
 challenge a probe (PROBES below) draws seeded random inputs in the shapes the challenge uses and
@@ -687,7 +687,7 @@ def candidates(capabilities, modules: Iterable[str] | None = None, extra: Iterab
     challenge's forbidden list)."""
     import torch
 
-    from quizforge.grading.sandboxed.capability import MODULES, ModuleView, NotNameable
+    from quizforge.grading.sandbox_inside.capability import MODULES, ModuleView, NotNameable
 
     found: dict[str, Candidate] = {}
     for module_name in (MODULES if modules is None else modules):
@@ -749,7 +749,7 @@ def _resolve(dotted: str):
 def reach(capabilities, dotted: str) -> str:
     """'' if a submission can write `dotted` (import its module, then the attributes), else the
     capability layer's refusal."""
-    from quizforge.grading.sandboxed.capability import MODULES, NotNameable
+    from quizforge.grading.sandbox_inside.capability import MODULES, NotNameable
 
     parts = dotted.split(".")
     cut = max((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in MODULES), default=0)
@@ -1013,7 +1013,7 @@ def measure(challenge_id: str, modules: Iterable[str] | None = None, methods: bo
     import torch
 
     from quizforge.challenges import load_challenge
-    from quizforge.grading.sandboxed.capability import Capabilities
+    from quizforge.grading.sandbox_inside.capability import Capabilities
 
     forbidden = tuple(load_challenge(challenge_id).forbidden if forbidden is None else forbidden)
     with quiet_sandbox():
@@ -1053,7 +1053,7 @@ def table(challenge_id: str, found: list[Hit], seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     from quizforge.challenges import challenge_ids
 
-    parser = argparse.ArgumentParser(prog="python -m quizforge.grading.measure_loopholes",
+    parser = argparse.ArgumentParser(prog="python -m quizforge.maintainer.measure_loopholes",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("challenges", nargs="*", help="challenge ids (default: all)")
     args = parser.parse_args(argv)

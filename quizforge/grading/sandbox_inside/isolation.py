@@ -1,4 +1,4 @@
-"""Isolation steps shared by the launcher (quizforge/grading/launcher.py) and the zygote.
+"""Isolation steps shared by the launcher (quizforge/grading/sandbox_host/launcher.py) and the zygote.
 
 Thin ctypes wrappers over the Linux calls that build a sandbox (unshare, mount, prctl,
 capset) and the steps made of them. Every step either holds or raises StepFailed naming

@@ -1,7 +1,7 @@
 """Starting, talking to and killing one sandboxed worker (the judge's side).
 
 A `Sandbox` is one worker process tree: the launcher (launcher.py), the init of its
-PID namespace and the worker (sandboxed/worker.py) with whatever the submission starts.
+PID namespace and the worker (sandbox_inside/worker.py) with whatever the submission starts.
 The judge talks to the worker over two pipes and learns how the sandbox was built, and
 how the worker ended, from a third that only the trusted launcher holds; a step that
 could not be taken there ends the grading (SandboxError), it is never worked around.
@@ -20,7 +20,7 @@ their dependencies; nothing of quizforge. It enforces
   inside; with --unsafe-no-sandbox, the launcher is a child subreaper and the judge
   kills its descendants (and, with a dropped uid, every process of that uid).
 
-Nothing the worker sends is trusted: replies are decoded by protocol.py and
+Nothing the worker sends is trusted: replies are decoded by sandbox_inside/protocol.py and
 checked here; results are never read from a file.
 """
 
@@ -46,11 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizforge.grading import memory_cgroup
-from quizforge.grading.limits import Limits
-from quizforge.grading.output import CapturedOutput
-from quizforge.grading.rules import GuardRules
-from quizforge.grading.submission import SubmissionError, expected_reply_bytes, reply_value
+from quizforge.grading.judge.limits import Limits
+from quizforge.grading.judge.output import CapturedOutput
+from quizforge.grading.judge.request_submission import SubmissionError, expected_reply_bytes, reply_value
+from quizforge.grading.judge.rules import GuardRules
+from quizforge.grading.sandbox_host import memory_cgroup
 
 SUBMISSION_NAME = "submission.py"
 POLL_SECONDS = 0.05
@@ -126,10 +126,11 @@ class SandboxInfo:
 # The packages the worker may import besides the standard library: torch and numpy with
 # everything they depend on. quizforge is not among them, so it is not in the sandbox.
 ALLOWED_ROOTS = ("torch", "numpy")
-WORKER_MODULES = Path(__file__).resolve().parent / "sandboxed"
+GRADING = Path(__file__).resolve().parent.parent
+WORKER_MODULES = GRADING / "sandbox_inside"
 # The model descriptions' module is the hidden suites' (quizforge.challenges.models), so that the
-# worker and the judge build the same model from one file; the worker gets it as sandboxed/models.py.
-MODELS_MODULE = Path(__file__).resolve().parent.parent / "challenges" / "models.py"
+# worker and the judge build the same model from one file; the worker gets it as sandbox_inside/models.py.
+MODELS_MODULE = GRADING.parent / "challenges" / "models.py"
 
 
 def worker_modules() -> dict[str, str]:
@@ -288,7 +289,7 @@ def _refused_step(hello: Any) -> str | None:
 
 def _with_seccomp(info: SandboxInfo, filtered: dict) -> SandboxInfo:
     """`info` with what the worker's hello said of its seccomp filter."""
-    from quizforge.grading.sandboxed import seccomp
+    from quizforge.grading.sandbox_inside import seccomp
 
     if filtered["held"]:
         return dataclasses.replace(info, seccomp=tuple(seccomp.refused_calls()))
@@ -354,9 +355,9 @@ class Sandbox:
         os.mkdir(work, 0o700)
         with open(os.path.join(work, SUBMISSION_NAME), "wb") as f:
             f.write(self.source)
-        os.makedirs(os.path.join(worker, "sandboxed"))
+        os.makedirs(os.path.join(worker, "sandbox_inside"))
         for name, path in config["worker_files"].items():
-            shutil.copyfile(path, os.path.join(worker, "sandboxed", name))
+            shutil.copyfile(path, os.path.join(worker, "sandbox_inside", name))
         os.mkdir(site_dir)
         for package in files["packages"]:  # only torch's packages on the path, not quizforge's
             os.symlink(package, os.path.join(site_dir, os.path.basename(package)))
@@ -497,7 +498,7 @@ class Sandbox:
         """Send one request and return the worker's answer; SubmissionError if it failed.
         The reply may be at most `reply_bytes` long; by default, what the request's own tensors
         could honestly turn into (see reply_cap)."""
-        from quizforge.grading.sandboxed import protocol  # here, not at the top: it loads torch (see launch)
+        from quizforge.grading.sandbox_inside import protocol  # here, not at the top: it loads torch (see launch)
 
         if not self.alive:
             raise SubmissionError("crash", "the worker is no longer running")
@@ -519,7 +520,7 @@ class Sandbox:
 
     def _await_frame(self, deadline: float, during: str, timeout_message: str = "timed out",
                      startup: bool = False, max_bytes: int = REPLY_FLOOR_BYTES) -> Any:
-        from quizforge.grading.sandboxed import protocol
+        from quizforge.grading.sandbox_inside import protocol
 
         poller = select.poll()
         poller.register(self._reply_r, select.POLLIN)

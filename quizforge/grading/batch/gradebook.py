@@ -8,8 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from quizforge.grading.judge import SuiteResult
-from quizforge.grading.text_safety import plain
+from quizforge.grading.intake.text_safety import plain
+from quizforge.grading.judge.hidden_suite import SuiteResult
 
 # A cell a spreadsheet would run as a formula (CSV injection) starts with one of these.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
