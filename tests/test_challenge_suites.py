@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from quizforge.challenges import challenge_ids, load_challenge
+from quizforge.challenges import challenge_ids, load_challenge, read_challenge
+from quizforge.datafiles import ContentError
 from quizforge.grading.judge.hidden_suite import SuiteResult, run_suite
 from quizforge.grading.judge.loopback_submission import LoopbackSubmission
 
@@ -244,11 +245,21 @@ def test_public_tests_pass_on_the_solution_and_fail_on_the_starter(tmp_path):
 
 
 def test_the_readme_lists_exactly_the_challenges():
-    import re
+    """README.md's list is what the challenge folders render (python -m
+    quizforge.maintainer.readme_challenges rewrites it): one line per folder, with its summary."""
+    from quizforge.maintainer import readme_challenges
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    paragraph = text.split("## Coding challenges", 1)[1].split("```", 1)[0]
-    assert set(re.findall(r"`([a-z_]+)`", paragraph)) == set(CHALLENGES)
-    numbers = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
-               "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen", "Twenty"]
-    assert paragraph.lstrip().startswith(f"{numbers[len(CHALLENGES)]} pieces")
+    assert readme_challenges.listed(text) == readme_challenges.render()
+    assert [line.split("`")[1] for line in readme_challenges.render().splitlines() if line.startswith("- ")] \
+        == sorted(CHALLENGES)
+    assert readme_challenges.render().startswith(f"{readme_challenges.NUMBERS[len(CHALLENGES)]} pieces")
+
+
+def test_a_challenge_without_a_summary_is_refused_naming_its_file(tmp_path):
+    folder = tmp_path / "exercise"
+    shutil.copytree(ROOT / "exercises" / "softmax", folder, ignore=shutil.ignore_patterns("variants"))
+    toml = folder / "meta" / "challenge.toml"
+    toml.write_text("\n".join(line for line in toml.read_text().splitlines() if not line.startswith("summary")))
+    with pytest.raises(ContentError, match=r"challenge\.toml.*summary"):
+        read_challenge(folder)

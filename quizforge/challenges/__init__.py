@@ -13,6 +13,7 @@ and never imports student code. In a source checkout the folders are the checkou
 challenge.toml:
 
     title = "Numerically stable softmax"
+    summary = "a numerically stable softmax ..."  # its line in the README's list of challenges
     names = ["softmax"]                 # what the submission must define
     forbidden = ["torch.softmax", ...]  # dotted APIs the submission may not use
     call_timeout = 10.0                 # seconds per request to the worker
@@ -41,7 +42,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # start` copies (the first three) and what `quiz grade` runs. Never meta/variants/ (nor solutions/).
 SHIPPED = ("README.md", "starter.py", "test_public.py", "meta/challenge.toml", "meta/test_hidden.py")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-FIELDS = {"title", "names", "forbidden", "call_timeout", "total_timeout", "visibility",
+FIELDS = {"title", "summary", "names", "forbidden", "call_timeout", "total_timeout", "visibility",
           "broken_starter", "weights", "diagnoses"}
 
 
@@ -50,6 +51,7 @@ class Challenge:
     id: str
     title: str
     folder: Path                 # exercises/<id>/
+    summary: str                 # one line, Markdown: the README's list of challenges
     names: tuple[str, ...]
     forbidden: tuple[str, ...] = ()
     call_timeout: float = 10.0
@@ -150,6 +152,7 @@ def read_challenge(folder: Path) -> Challenge:
         id=folder.name,
         title=top.text_field("title"),
         folder=folder,
+        summary=top.text_field("summary"),
         names=top.text_list("names", minimum=1),
         forbidden=top.text_list("forbidden"),
         call_timeout=_number(top, "call_timeout", 10.0),

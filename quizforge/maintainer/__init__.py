@@ -1,3 +1,4 @@
-"""Maintainers' measurements, run from a source checkout (they read solutions/ and each
-challenge's meta/variants/): `python -m quizforge.maintainer.measure_ops` and
-`python -m quizforge.maintainer.measure_loopholes`. The speed benches are in bench/."""
+"""Maintainers' tools, run from a source checkout: `python -m quizforge.maintainer.measure_ops`
+and `python -m quizforge.maintainer.measure_loopholes` (they read solutions/ and each challenge's
+meta/variants/), and `python -m quizforge.maintainer.readme_challenges` (the README's list of
+challenges, from their folders). The speed benches are in bench/."""
