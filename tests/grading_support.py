@@ -85,7 +85,7 @@ def grade_unchecked(path: Path, challenge: Challenge, policy=None, zygote=None, 
     from quizforge.grading.judge.request_submission import SubmissionError
 
     limits = Limits(call_seconds=challenge.call_timeout, total_seconds=challenge.total_timeout)
-    rules = GuardRules(challenge.id, tuple(challenge.forbidden), capability=capability)
+    rules = GuardRules(challenge.id, tuple(challenge.forbidden), tuple(challenge.imports), capability=capability)
     submission = IsolatedSubmission(path.read_bytes(), limits, rules, policy=policy, zygote=zygote)
 
     def import_submission() -> str | None:

@@ -4,6 +4,7 @@ capability compile in the worker on its own); and honest idioms at full marks.""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import textwrap
@@ -156,15 +157,48 @@ def test_too_many_nodes_is_refused_by_count(tmp_path):
 def test_the_static_check_and_the_compile_agree_on_imports():
     from quizforge.grading.intake import forbidden
 
-    assert forbidden.ALLOWED_MODULES == set(capability.MODULES) | {"__future__"}
     for module in capability.MODULES:
-        assert capability.allowed_import(module)
+        assert capability.allowed_import(module, capability.allowed_modules(capability.OPT_IN))
+        assert capability.allowed_import(module) == (module not in capability.OPT_IN)
     for refused in ("sys", "os", "importlib", "inspect", "ctypes", "operator", "torch.utils", "torch.jit",
                     "numpy.lib", "torch.optim.lr_scheduler", "quizforge"):
         assert not capability.allowed_import(refused)
         import ast
 
         assert forbidden.check_source(ast.parse(f"import {refused}\n"), []), refused
+
+
+def test_a_module_a_challenge_opts_into_is_refused_everywhere_else():
+    """`re` and `heapq` are bpe_tokenizer's, in its challenge.toml: a softmax may import neither,
+    by the static check or by the compile; the challenge's own files pass both."""
+    from quizforge.grading.intake import forbidden
+
+    assert set(load_challenge("bpe_tokenizer").imports) == {"re", "heapq"}
+    for challenge_id in challenge_ids():
+        assert set(load_challenge(challenge_id).imports) <= capability.OPT_IN, challenge_id
+    source = "import re\nfrom heapq import heappush\n"
+    refused = [v.describe() for v in forbidden.check_source(ast.parse(source), [])]
+    assert [line.split(":")[0] for line in refused] == ["line 1", "line 2"]
+    assert "`re` cannot be imported" in refused[0] and ", re," not in refused[0]
+    assert forbidden.check_source(ast.parse(source), [], ["re", "heapq"]) == []
+    with pytest.raises(capability.Refused, match="`re` cannot be imported"):
+        capability.rewrite(source, "submission.py")
+    capability.rewrite(source, "submission.py", capability.allowed_modules(["re", "heapq"]))
+
+
+def test_the_worker_refuses_a_module_its_challenge_did_not_opt_into(tmp_path, zygote):
+    """The compile inside the worker on its own (no static check): `heapq` in a softmax."""
+    if zygote is None:
+        pytest.skip("the sandbox needs namespaces")
+    path = write_submission(tmp_path, """
+        import heapq
+
+        def softmax(x, dim=-1):
+            e = (x - x.amax(dim=dim, keepdim=True)).exp()
+            return e / e.sum(dim=dim, keepdim=True)
+    """)
+    result = grade_unchecked(path, load_challenge("softmax"), zygote=zygote, capability=True)
+    assert result.score == 0 and "`heapq` cannot be imported" in result.tests[0].message
 
 
 def test_the_readme_lists_the_modules_the_compile_allows():

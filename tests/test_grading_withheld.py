@@ -153,8 +153,8 @@ def test_every_solution_and_correct_style_scores_full_marks_in_the_sandbox(path,
                          ids=lambda p: f"{challenge_of(p)}/{p.stem}")
 def test_bugs_and_starters_pass_the_static_check(path):
     """A classic bug must lose marks on its values, not on a rule."""
-    forbidden = load_challenge(challenge_of(path)).forbidden
-    assert check_source(ast.parse(path.read_text()), forbidden) == []
+    challenge = load_challenge(challenge_of(path))
+    assert check_source(ast.parse(path.read_text()), challenge.forbidden, challenge.imports) == []
 
 
 # --- the lists themselves ---------------------------------------------------------------------

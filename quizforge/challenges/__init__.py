@@ -16,6 +16,8 @@ challenge.toml:
     summary = "a numerically stable softmax ..."  # its line in the README's list of challenges
     names = ["softmax"]                 # what the submission must define
     forbidden = ["torch.softmax", ...]  # dotted APIs the submission may not use
+    imports = ["re", "heapq"]           # modules it may import besides those every challenge allows
+                                        # (only those the capability compile knows to opt into)
     call_timeout = 10.0                 # seconds per request to the worker
     total_timeout = 120.0               # seconds for the whole suite
     broken_starter = "..."              # only when the starter runs but is wrong on purpose:
@@ -42,7 +44,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # start` copies (the first three) and what `quiz grade` runs. Never meta/variants/ (nor solutions/).
 SHIPPED = ("README.md", "starter.py", "test_public.py", "meta/challenge.toml", "meta/test_hidden.py")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-FIELDS = {"title", "summary", "names", "forbidden", "call_timeout", "total_timeout", "visibility",
+FIELDS = {"title", "summary", "names", "forbidden", "imports", "call_timeout", "total_timeout", "visibility",
           "broken_starter", "weights", "diagnoses"}
 
 
@@ -54,6 +56,7 @@ class Challenge:
     summary: str                 # one line, Markdown: the README's list of challenges
     names: tuple[str, ...]
     forbidden: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()  # modules the submission may import besides every challenge's
     call_timeout: float = 10.0
     total_timeout: float = 120.0
     weights: dict[str, float] = field(default_factory=dict)
@@ -155,6 +158,7 @@ def read_challenge(folder: Path) -> Challenge:
         summary=top.text_field("summary"),
         names=top.text_list("names", minimum=1),
         forbidden=top.text_list("forbidden"),
+        imports=top.text_list("imports"),
         call_timeout=_number(top, "call_timeout", 10.0),
         total_timeout=_number(top, "total_timeout", 120.0),
         weights=_weights(top.table("weights")),

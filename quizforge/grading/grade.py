@@ -54,7 +54,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
 
     tree, problem = parse(source)
     if tree is not None and static_check:
-        violations = forbidden.check_source(tree, challenge.forbidden)
+        violations = forbidden.check_source(tree, challenge.forbidden, challenge.imports)
         if violations:
             more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
             problem = violations[0].describe() + more
@@ -68,7 +68,7 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
         problem = f"reading the submission took longer than the {limits.total_seconds:g} s limit"
     if problem:
         return _finish(failed_suite(challenge, problem), started, seed)
-    rules = GuardRules(challenge.id, tuple(challenge.forbidden),
+    rules = GuardRules(challenge.id, tuple(challenge.forbidden), tuple(challenge.imports),
                        capability=static_check if capability is None else capability)
     submission = IsolatedSubmission(source, limits, rules, deadline=deadline, policy=policy, zygote=zygote)
 

@@ -1015,10 +1015,11 @@ def measure(challenge_id: str, modules: Iterable[str] | None = None, methods: bo
     from quizforge.challenges import load_challenge
     from quizforge.grading.sandbox_inside.capability import Capabilities
 
-    forbidden = tuple(load_challenge(challenge_id).forbidden if forbidden is None else forbidden)
+    challenge = load_challenge(challenge_id)
+    forbidden = tuple(challenge.forbidden if forbidden is None else forbidden)
     with quiet_sandbox():
         cases = PROBES[challenge_id](_solution(challenge_id))
-        capabilities = Capabilities(forbidden)
+        capabilities = Capabilities(forbidden, imports=challenge.imports)
         # Where every answer is a tensor, what is not torch's returns an ndarray or a Python value,
         # never the answer, but for numpy's ufuncs, which hand a tensor back: only those are called.
         tensors = all(isinstance(case.answer, torch.Tensor) for case in cases)

@@ -14,7 +14,8 @@ private and operator namespaces (`torch._C`, `torch.ops`, `torch.library`), and
 `import quizforge` (the sandbox does not hold the package; saying so early is kinder).
 
 It is an allow-list, not only a deny-list: a submission may import only the modules the
-worker's capability compile allows (capability.MODULES, the one list both sides read), and
+worker's capability compile allows (capability.allowed_modules: every challenge's and the
+challenge's own `imports`, the one list both sides read), and
 may not write any name or attribute
 starting with "_" except the dunder methods a class defines (`def __init__`,
 `super().__init__()`, ALLOWED_DUNDERS) and `self._x` inside its own methods, so
@@ -50,9 +51,6 @@ INTERNAL_ATTRIBUTES = {
 TORCH_INTERNALS = {"ops", "library", "overrides", "utils._python_dispatch", "jit", "compile", "fx", "export",
                    "package", "hub", "utils.cpp_extension", "cuda.jiterator"}
 PACKAGE = "quizforge"
-# The modules a submission may import, as the worker's capability compile allows them.
-ALLOWED_MODULES = frozenset(capability.MODULES) | {capability.FUTURE}
-ALLOWED_IMPORTS = tuple(dict.fromkeys(m.split(".")[0] for m in capability.import_roots())) + (capability.FUTURE,)
 # Public names that still run code the source does not show, or reach past the guards.
 HIDDEN_CODE = {"typing.get_type_hints", "typing.ForwardRef", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils",
                "numpy.testing", "numpy.load", "torch.load", "torch.serialization", "torch.multiprocessing",
@@ -67,6 +65,8 @@ class Violation:
     api: str        # the forbidden API, e.g. "torch.nn.functional.softmax", or "eval"
     written: str    # what the source says, e.g. "F.softmax"
     lineno: int
+    # The modules the challenge allows, as the worker's capability compile allows them (for "import").
+    allowed: frozenset[str] = capability.EVERY_CHALLENGE
 
     def describe(self) -> str:
         if self.api == PACKAGE:
@@ -75,7 +75,7 @@ class Violation:
         if self.api == "import":
             module = self.written.split()[1]
             return (f"line {self.lineno}: `{module}` cannot be imported: it is not allowed in a submission; "
-                    f"allowed: {', '.join(capability.import_roots())}")
+                    f"allowed: {', '.join(capability.import_roots(self.allowed))}")
         if self.api == "limits":
             return self.written
         if self.api == "unlisted":
@@ -209,10 +209,6 @@ def _private_name(name: str) -> bool:
     return name.startswith("_") and not (_dunder(name) and name in ALLOWED_DUNDERS)
 
 
-def _import_refused(module: str) -> bool:
-    return module not in ALLOWED_MODULES
-
-
 def _unlisted(path: str) -> bool:
     """Whether `path` is a name an allowed module does not hand out by its reviewed list (those
     built from `__all__` are the worker's to judge: this side does not import the module)."""
@@ -233,9 +229,11 @@ def _hidden(path: str) -> bool:
     return any(path == name or path.startswith(name + ".") for name in HIDDEN_CODE)
 
 
-def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
+def check_source(tree: ast.Module, forbidden: Iterable[str], imports: Iterable[str] = ()) -> list[Violation]:
     """Every reference to a forbidden, dynamic or internal API, and everything outside the
-    allow-lists (imports, private names), in source order."""
+    allow-lists (imports beyond every challenge's and the challenge's own `imports`, private
+    names), in source order."""
+    allowed = capability.allowed_modules(imports)
     problem = capability.bounded(tree)
     if problem:
         return [Violation("limits", problem, 0)]
@@ -249,7 +247,7 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
                    and _constant_name(node) is not None}
 
     def flag(api: str, node: ast.AST, written: str | None = None) -> None:
-        found.append(Violation(api, written or _written(node), getattr(node, "lineno", 0)))
+        found.append(Violation(api, written or _written(node), getattr(node, "lineno", 0), allowed))
 
     def check_module(module: str, node: ast.AST, written: str) -> bool:
         root = module.split(".")[0]
@@ -257,7 +255,7 @@ def check_source(tree: ast.Module, forbidden: Iterable[str]) -> list[Violation]:
             flag(PACKAGE, node, written)
         elif root in DYNAMIC_MODULES:
             flag(module, node, written)
-        elif _import_refused(module):
+        elif not capability.allowed_import(module, allowed):
             private = any(part.startswith("_") for part in module.split(".")[1:])
             flag("private" if private else "import", node, written)
         elif _internal(module):

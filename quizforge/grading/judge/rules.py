@@ -15,6 +15,7 @@ from typing import Iterable
 class GuardRules:
     challenge: str = ""
     forbidden: tuple[str, ...] = ()            # dotted APIs, e.g. "torch.nn.functional.softmax"
+    imports: tuple[str, ...] = ()              # modules it opts into besides every challenge's, e.g. "re"
     capability: bool = True   # False only in tests of the second layer (the worker's guards) on its own
 
     @classmethod
@@ -26,7 +27,8 @@ class GuardRules:
     @classmethod
     def for_challenge(cls, challenge) -> "GuardRules":
         """The rules of a quizforge.challenges.Challenge."""
-        return cls(challenge.id, tuple(challenge.forbidden))
+        return cls(challenge.id, tuple(challenge.forbidden), tuple(challenge.imports))
 
     def as_config(self) -> dict:
-        return {"challenge": self.challenge, "forbidden": list(self.forbidden), "capability": self.capability}
+        return {"challenge": self.challenge, "forbidden": list(self.forbidden), "imports": list(self.imports),
+                "capability": self.capability}

@@ -121,12 +121,21 @@ MODULES: dict[str, Spec] = {
     "re": Spec(drop=("template", "Scanner", "enum", "functools", "copyreg")),
     "heapq": Spec(),
 }
+# Modules a challenge opts into in its challenge.toml (`imports = ["re", "heapq"]`); every other
+# module of MODULES, every challenge gets. A module new to all challenges needs its Spec above.
+OPT_IN = frozenset({"re", "heapq"})
+EVERY_CHALLENGE = frozenset(MODULES) - OPT_IN
 # `from __future__ import annotations` is a compiler directive, not a module in hand.
 FUTURE = "__future__"
 
 
-def allowed_import(name: str) -> bool:
-    return name in MODULES or name == FUTURE
+def allowed_modules(imports: Iterable[str] = ()) -> frozenset[str]:
+    """The modules a submission may import under a challenge that opts into `imports`."""
+    return EVERY_CHALLENGE | (frozenset(imports) & OPT_IN)
+
+
+def allowed_import(name: str, allowed: frozenset[str] = EVERY_CHALLENGE) -> bool:
+    return name in allowed or name == FUTURE
 
 
 # Attributes of objects that are not modules and not on any list, refused by their type: what
@@ -241,9 +250,10 @@ def _const(value, node: ast.AST) -> ast.Constant:
 class _Rewrite(ast.NodeTransformer):
     """Attribute loads, stores and deletes, and imports, through the hooks; every name checked."""
 
-    def __init__(self, own: set[int], future_annotations: bool):
+    def __init__(self, own: set[int], future_annotations: bool, allowed: frozenset[str]):
         self.own = own
         self.future_annotations = future_annotations
+        self.allowed = allowed
 
     def refuse(self, message: str, node: ast.AST):
         raise Refused(message, getattr(node, "lineno", None))
@@ -367,17 +377,17 @@ class _Rewrite(ast.NodeTransformer):
         return assigns
 
     def check_import(self, module: str, node: ast.AST) -> None:
-        if not allowed_import(module):
+        if not allowed_import(module, self.allowed):
             self.refuse(f"`{module}` cannot be imported: it is not allowed in a submission; allowed: "
-                        f"{', '.join(import_roots())}", node)
+                        f"{', '.join(import_roots(self.allowed))}", node)
 
 
-def import_roots() -> list[str]:
+def import_roots(allowed: Iterable[str] = EVERY_CHALLENGE) -> list[str]:
     """The allowed modules a student would name, for messages and the README."""
-    return sorted(MODULES, key=lambda m: (m.split(".")[0] != "torch", m.split(".")[0] != "numpy", m))
+    return sorted(allowed, key=lambda m: (m.split(".")[0] != "torch", m.split(".")[0] != "numpy", m))
 
 
-def rewrite(source: str | bytes, filename: str) -> ast.Module:
+def rewrite(source: str | bytes, filename: str, allowed: frozenset[str] = EVERY_CHALLENGE) -> ast.Module:
     """The submission's syntax tree with every attribute and import through the hooks.
     Raises Refused for what no spelling may name, and for a tree past the limits."""
     try:
@@ -389,7 +399,7 @@ def rewrite(source: str | bytes, filename: str) -> ast.Module:
         raise Refused(problem, None)
     future = any(isinstance(n, ast.ImportFrom) and n.module == FUTURE
                  and any(a.name == "annotations" for a in n.names) for n in tree.body)
-    tree = _Rewrite(own_self_nodes(tree), future).visit(tree)
+    tree = _Rewrite(own_self_nodes(tree), future, allowed).visit(tree)
     return ast.fix_missing_locations(tree)
 
 
@@ -446,12 +456,14 @@ class Capabilities:
     """The hooks and builtins of one submission under one challenge's rules.
 
     `forbidden`: dotted APIs the challenge forbids; `record(message)`: notes a refusal for the
-    worker's reply (the submission may swallow the exception; the refusal still counts)."""
+    worker's reply (the submission may swallow the exception; the refusal still counts);
+    `imports`: the modules of OPT_IN the challenge allows besides those every challenge gets."""
 
-    def __init__(self, forbidden: Iterable[str], record=None):
+    def __init__(self, forbidden: Iterable[str], record=None, imports: Iterable[str] = ()):
         import torch
 
         self.torch = torch
+        self.allowed = allowed_modules(imports)
         self.exact = frozenset(forbidden)
         self.leaves = {_leaf(api): api for api in sorted(self.exact)}
         self.record = record or (lambda message: None)
@@ -516,7 +528,7 @@ class Capabilities:
         if api is not None:
             raise self.refuse(f"{api} is forbidden in this challenge")
         if attr not in self.lists[name]:
-            if path in MODULES:
+            if path in self.allowed:
                 return self.view(path)
             raise self.refuse(f"`{path}` is not available in a submission: a module hands out only its public "
                               f"API{self._module_hint(path)}")
@@ -534,9 +546,10 @@ class Capabilities:
     def checked_value(self, value, path: str):
         if isinstance(value, types.ModuleType):
             module_name = getattr(value, "__name__", None)
-            if isinstance(module_name, str) and module_name in MODULES:
+            if isinstance(module_name, str) and module_name in self.allowed:
                 return self.view(module_name)
-            raise self.refuse(f"`{path}` is a module a submission cannot use; allowed: {', '.join(import_roots())}")
+            raise self.refuse(f"`{path}` is a module a submission cannot use; allowed: "
+                              f"{', '.join(import_roots(self.allowed))}")
         if type(value) is ModuleView:
             return value
         api = self.forbidden_ids.get(id(value))
@@ -545,14 +558,14 @@ class Capabilities:
         return value
 
     def import_module(self, name: str, whole: bool):
-        if not allowed_import(name):
+        if not allowed_import(name, self.allowed):
             raise self.refuse(f"`{name}` cannot be imported in a submission")
         self.view(name)
         return self.view(name if whole else name.split(".")[0])
 
     def import_from(self, module: str, name: str):
         full = f"{module}.{name}"
-        if full in MODULES:
+        if full in self.allowed:
             return self.view(full)
         return getattr(self.view(module), name)
 
@@ -695,7 +708,7 @@ class Capabilities:
             return False
         if type(obj) is ModuleView:
             module_name = object.__getattribute__(obj, "_qf_name")
-            return ((name in self.lists.get(module_name, ()) or f"{module_name}.{name}" in MODULES)
+            return ((name in self.lists.get(module_name, ()) or f"{module_name}.{name}" in self.allowed)
                     and self.forbidden_path(f"{module_name}.{name}") is None)
         return not self.verdict(obj, name) and builtins.hasattr(obj, name)
 
@@ -775,7 +788,7 @@ def load(path: str, capabilities: Capabilities) -> types.ModuleType:
     Raises Refused before anything runs when the source names what no submission may."""
     with open(path, "rb") as file:
         source = file.read()
-    tree = rewrite(source, path)
+    tree = rewrite(source, path, capabilities.allowed)
     try:
         code = compile(tree, path, "exec", dont_inherit=True)
     except (RecursionError, MemoryError):

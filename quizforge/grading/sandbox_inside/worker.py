@@ -351,7 +351,8 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
     """Install the guards and the seccomp filter, say hello on the reply fd, then answer requests
     until EOF. Never returns. A step that fails is the hello's answer instead: nothing of the
     submission has run yet, so the judge can trust it. `rules`: {"challenge": id, "forbidden":
-    [dotted APIs], "capability": False only to test the guards on their own}."""
+    [dotted APIs], "imports": [the modules it opts into], "capability": False only to test the
+    guards on their own}."""
     sys.dont_write_bytecode = True  # the scratch folder holds the submission and what it writes, nothing else
     path = os.path.abspath(submission)
     try:
@@ -361,7 +362,8 @@ def serve(submission: str, rules: dict, torch_import_seconds: float, isolated: b
         if rules.get("capability", True):
             # Before the traps: it notes the forbidden objects themselves, not only their traps.
             capabilities = capability.Capabilities(
-                forbidden, lambda message: guards.HITS.append((message, guards.submission_line(path))))
+                forbidden, lambda message: guards.HITS.append((message, guards.submission_line(path))),
+                rules.get("imports", []))
         guards.install_traps(forbidden, path)
         torch_guards = guards.TorchGuards(forbidden, path, rules.get("challenge", ""))
         torch_guards.install()
