@@ -17,6 +17,7 @@ from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.judge.limits import Limits
 from quizforge.grading.sandbox_inside import capability
+from quizforge.grading.sandbox_inside.guards import withheld
 from quizforge.maintainer import measure_ops
 
 REPO = Path(__file__).resolve().parent.parent
@@ -274,7 +275,7 @@ def test_every_honest_idiom_runs_forward_and_backward_in_every_challenge(challen
     from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 
     challenge = load_challenge(challenge_id)
-    kept_back = measure_ops.withheld(challenge.forbidden)
+    kept_back = withheld(challenge.forbidden)
     families = [f for name, f in measure_ops.IDIOMS.items()
                 if not (measure_ops.vocabulary([name]) & kept_back) and not _names_forbidden(f, challenge.forbidden)]
     families.append(_strided_idioms)

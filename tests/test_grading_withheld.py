@@ -15,7 +15,7 @@ from grading_support import FIXTURES, grade_unchecked, namespaces_available, zyg
 from quizforge.challenges import challenge_ids, load_challenge
 from quizforge.grading.grade import grade
 from quizforge.grading.intake.forbidden import check_source
-from quizforge.maintainer.measure_ops import withheld
+from quizforge.grading.sandbox_inside.guards import withheld
 
 REPO = Path(__file__).resolve().parent.parent
 ATTACKS = FIXTURES / "allowlist"

@@ -4,10 +4,10 @@
     python -m quizforge.maintainer.measure_ops softmax ...  # only these
 
 Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
-It lives with the grader, not the challenges, because it runs the judge and the worker's
-request handling: the challenges never import the grader. The worker's dispatch guard
+It is a maintainer's tool beside the grader, not part of the challenges, because it runs the
+judge and the worker's request handling: the challenges never import the grader. The worker's dispatch guard
 (quizforge/grading/sandbox_inside/guards.py) withholds the fused kernels that compute a
-challenge's answer (WITHHELD_BY_LEAF, from its `forbidden` list) and nothing else. This
+challenge's answer (guards.WITHHELD_BY_LEAF, from its `forbidden` list) and nothing else. This
 records, under a TorchDispatchMode, the ops reached by
 
 * the hidden suite run against solutions/<id>.py and every exercises/<id>/meta/variants/*.py
@@ -36,9 +36,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-CHECKOUT = Path(__file__).resolve().parent.parent.parent
+from quizforge.grading.sandbox_inside.guards import withheld
 
-from quizforge.grading.sandbox_inside.guards import WITHHELD_BY_LEAF, withheld  # noqa: E402,F401 - one list
+CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
 
 # --- the common vocabulary ---------------------------------------------------------------
