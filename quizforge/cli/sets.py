@@ -48,6 +48,8 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                      f"({_plural(made['marks'], 'mark')}) in {made['out']}:",
         items=["papers/ and keys/ as Markdown", *pdfs, "keys.csv", "keys.json", "moodle.xml", "quiz.gift",
                "qti21.zip", "canvas_qti12.zip", "lms_report.md"], separator=", ")
+    if made["roster_read_as"] is not None:
+        click.echo(f"Read {made['roster_read_as']}")
     if made["unprintable"]:
         shown = ", ".join(made["unprintable"][:10]) + (" and more" if len(made["unprintable"]) > 10 else "")
         click.echo(f"warning: {_plural(len(made['unprintable']), 'name')} in a script the bundled fonts do not set "

@@ -88,9 +88,11 @@ class Table:
         """A ';'-separated file is what a spreadsheet writes where the comma is the decimal separator."""
         return self.delimiter == ";"
 
-    def described(self, name: str) -> str:
+    def described(self, name: str, numbers: bool = True) -> str:
+        """How the file was read; with `numbers`, whether its decimal separator is the comma."""
         shown = {",": "comma", ";": "semicolon", "\t": "tab"}[self.delimiter]
-        return f"{name}: {shown}-separated, {self.encoding}" + (", decimal commas" if self.decimal_comma else "")
+        commas = numbers and self.decimal_comma
+        return f"{name}: {shown}-separated, {self.encoding}" + (", decimal commas" if commas else "")
 
 
 def read_table(path: Path, columns: str = "student, question and answer") -> Table:

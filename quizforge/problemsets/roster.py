@@ -25,9 +25,15 @@ def check_id(value: str, where: str) -> str:
 
 
 def load_roster(path: Path) -> list[Student]:
-    """The class list, read as `set grade` reads responses: comma, semicolon or tab; UTF-8,
-    UTF-16 or cp1252. Roll numbers that differ only in case are refused: grading matches
-    roll numbers whatever their case, so they could not be told apart."""
+    """The class list (see read_roster)."""
+    return read_roster(path)[0]
+
+
+def read_roster(path: Path) -> tuple[list[Student], str]:
+    """The class list, and how the file was read (said back, as `set grade` says how it read
+    the responses): comma, semicolon or tab; UTF-8, UTF-16 or cp1252. Roll numbers that differ
+    only in case are refused: grading matches roll numbers whatever their case, so they could
+    not be told apart."""
     from quizforge.problemsets.responses import read_table
 
     table = read_table(path, columns="id and name (email is optional)")
@@ -53,7 +59,7 @@ def load_roster(path: Path) -> list[Student]:
             raise InputError(f"{path.name}: more than {MAX_STUDENTS} students")
     if not students:
         raise InputError(f"{path.name}: no students listed")
-    return students
+    return students, table.described(path.name, numbers=False)  # a roster holds no numbers
 
 
 def numbered_variants(k: int) -> list[Student]:
