@@ -24,23 +24,10 @@ from quizforge.practice.reports import drill_summary_view, due_line
 from quizforge.practice.scheduler import Planner
 from quizforge.practice.stats import compute_stats
 from quizforge.practice.store import SCHEMA_VERSION, Attempt, History, _SCHEMA
+from clock_support import SteppedClock
 
 NOW = time.mktime((2026, 11, 21, 12, 0, 0, 0, 0, -1))
 DAY = 86400.0
-
-
-class Clock:
-    def __init__(self, t: float = NOW):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
 
 
 def right(question) -> str:
@@ -61,7 +48,7 @@ def kinds(events) -> list[str]:
 
 
 def drill(history, clock=None, **options) -> d.Drill:
-    return d.Drill(history, d.DrillOptions(**options), clock or Clock())
+    return d.Drill(history, d.DrillOptions(**options), clock or SteppedClock(NOW))
 
 
 # --- the engine is a library -------------------------------------------------
@@ -85,16 +72,16 @@ def test_no_templates_is_a_library_error_without_cli_flags(history):
 # --- one question, action by action -----------------------------------------------
 
 def test_a_wrong_nat_answer_then_a_right_one_is_rated_hard_and_both_tries_are_kept(history):
-    clock = Clock()
+    clock = SteppedClock(NOW)
     engine = drill(history, clock, topic="dims.d_k", count=2)
     started, shown = engine.start()
     assert isinstance(started, d.Started) and (started.topic, started.count, started.due) == ("dims.d_k", 2, 0)
     assert (shown.number, shown.count, shown.reason) == (1, 2, "new") and engine.phase == "asking"
     q = shown.question
-    clock.t += 5
+    clock.now += 5
     (again,) = engine.act(d.Answer(wrong(q)))
     assert isinstance(again, d.TryAgain) and again.feedback.startswith("Not quite") and engine.phase == "asking"
-    clock.t += 7
+    clock.now += 7
     graded, rated = engine.act(d.Answer(right(q)))
     assert graded.correct and graded.feedback == graded.verdict.feedback
     assert (rated.rating, rated.seconds) == ("Hard", 12)
@@ -276,13 +263,13 @@ def test_a_drill_that_clears_its_reviews_ends_with_when_the_next_is_due(history)
 # --- every try in the history and its export ------------------------------------
 
 def test_export_has_every_try_of_a_nat_answered_wrong_then_right(history):
-    clock = Clock()
+    clock = SteppedClock(NOW)
     engine = drill(history, clock, topic="dims.d_k", count=1)
     _, shown = engine.start()
     q = shown.question
-    clock.t += 4
+    clock.now += 4
     engine.act(d.Answer("1"))
-    clock.t += 6
+    clock.now += 6
     engine.act(d.Answer(right(q)))
 
     out = io.StringIO(newline="")

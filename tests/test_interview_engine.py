@@ -14,29 +14,15 @@ from quizforge.practice.interview import (ANSWERING, OVER, RATING, Asked, Drop, 
                                           MovedOn, NoMoreHints, Quit, Rate, Rated, Reveal, Revealed, Skip, Skipped,
                                           UnknownTopic)
 from quizforge.practice.interview_screen import action_for
-from quizforge.practice.store import History
+from clock_support import SteppedClock
 
 T0 = 1_800_000_000.0
 SCALING, SOFTMAX = ib.chain("scaling"), ib.chain("softmax")   # the two chains filed under "softmax"
 
 
-class Clock:
-    def __init__(self):
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 @pytest.fixture
 def clock():
-    return Clock()
+    return SteppedClock(T0)
 
 
 def make(history, clock, count=10, topic="softmax") -> Interview:

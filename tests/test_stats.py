@@ -45,13 +45,6 @@ def attempt(topic: str = "params", outcome: str = "correct", template: str | Non
                    kind=kind, outcome=outcome, marks=kw.pop("marks", 1), **kw)
 
 
-@pytest.fixture
-def history(tmp_path):
-    h = History(tmp_path / "history.db")
-    yield h
-    h.close()
-
-
 def record(h: History, when: float, *attempts: Attempt, mode: str = "drill") -> int:
     session = h.start_session(mode, {}, when)
     for i, a in enumerate(attempts):

@@ -27,6 +27,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from practice_helpers import expected_marks, quiz_cmd, quiz_env, right_answer, wrong_answer
 from practice_helpers import run_quiz as run_quiz_process  # noqa: E402
 from signal_support import sigint_as_usual  # noqa: E402
+from clock_support import SteppedClock  # noqa: E402
 from quizforge.bank.registry import question  # noqa: E402
 from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
@@ -46,22 +47,8 @@ NAT2 = question("norms.layernorm-0001")
 PAPER = [MCQ.id, NAT.id, MSQ.id, NAT2.id]
 
 
-class FakeClock:
-    def __init__(self):
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 def sitting_for(history: History, paper=PAPER, minutes: float = 10, clock=None) -> WebSitting:
-    clock = clock or FakeClock()
+    clock = clock or SteppedClock(START)
     session = history.start_session("mock", {}, START)
     state = MockState(session, "gate", list(paper), minutes)
     history.create_mock(state)
