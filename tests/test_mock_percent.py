@@ -10,7 +10,6 @@ from fractions import Fraction
 from click.testing import CliRunner
 from rich.console import Console
 
-import quizforge.cli.stats  # noqa: F401  (registers `stats`)
 from practice_helpers import right_answer, wrong_answer
 from quizforge.cli import cli
 from quizforge.practice.mock import Answer, Confirm, Goto, MockEngine, Submit

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli
-
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-@cli.group("set", short_help="Problem sets for a class.")
+@click.group("set")
 def problem_set() -> None:
     """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
 
