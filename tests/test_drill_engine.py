@@ -16,7 +16,7 @@ from fsrs import Rating
 from rich.console import Console
 
 from quizforge.answers import format_number
-from quizforge.bank.grading import grade
+from quizforge.answers.check import check_answer
 from quizforge.practice import drill as d
 from quizforge.practice.charts import stats_view
 from quizforge.practice.history_export import export_history
@@ -45,14 +45,14 @@ def history(tmp_path):
 
 def right(question) -> str:
     text = question.correct_letters if question.kind != "NAT" else format_number(question.answer, question.decimals)
-    assert grade(question, text).correct
+    assert check_answer(question, text).correct
     return text
 
 
 def wrong(question) -> str:
     text = "123456789" if question.kind == "NAT" else next(
         c for c in "abcd" if c not in question.correct_letters)
-    assert not grade(question, text).correct
+    assert not check_answer(question, text).correct
     return text
 
 

@@ -151,7 +151,7 @@ def check(question_id, answer, as_json, data_dir) -> None:
       quiz check positional.pe_value-0007 -0.737
       quiz check positional.pe_value-0007 -- -0.737 --json
     """
-    from quizforge.bank.grading import answer_text, grade
+    from quizforge.answers.check import answer_text, check_answer
     from quizforge.bank.registry import question as lookup
 
     words = [w for w in answer if w != "--json"]
@@ -160,7 +160,7 @@ def check(question_id, answer, as_json, data_dir) -> None:
         raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
     refuse_open_mock_question(question_id, "answers to it are checked", data_dir)
     question = lookup(question_id)
-    verdict = grade(question, answer_text(question, words))
+    verdict = check_answer(question, answer_text(question, words))
     if as_json:
         emit_json(verdict.to_json())
         return

@@ -172,16 +172,16 @@ def _refuse_conflicts(name: str, overrides: list[Override]) -> None:
 def _accepts(override: Override, question, answer: str) -> bool:
     """Whether the student's answer (as they wrote it) is right under this accept override."""
     from quizforge.answers import parse_choice
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     if question.is_matrix:
-        from quizforge.bank import matrix_answers
+        from quizforge.answers import matrix_questions
 
-        given = matrix_answers.read_any_shape(answer)
+        given = matrix_questions.read_any_shape(answer)
         if override.answer is not None:
-            return matrix_answers.matches(matrix_answers.read_any_shape(override.answer), given, question.decimals)
+            return matrix_questions.matches(matrix_questions.read_any_shape(override.answer), given, question.decimals)
         wrong = _mistake_value(question, override.mistake)
-        return wrong is not None and matrix_answers.matches(wrong, given, question.decimals)
+        return wrong is not None and matrix_questions.matches(wrong, given, question.decimals)
     if question.kind == "NAT":
         key = numeric_key(question)
         value = key.parse(answer)
@@ -233,7 +233,7 @@ def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts
 
 def _marked_right(verdict, question, feedback: str):
     from quizforge.answers import gate_score
-    from quizforge.bank.grading import Verdict
+    from quizforge.answers.verdict import Verdict
     from quizforge.bank.mathtext import markdown_to_terminal
 
     marks = gate_score(question.kind, question.marks, True)

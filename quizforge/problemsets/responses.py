@@ -159,13 +159,13 @@ def _question_number(text: str) -> int | None:
 def grade_written(question, text: str):
     """The verdict on an answer written on a paper (a readable matrix of the wrong shape is a
     wrong answer there); AnswerError when it cannot be read."""
-    from quizforge.bank.grading import grade
+    from quizforge.answers.check import check_answer
 
     if question.is_matrix:
-        from quizforge.bank.matrix_answers import grade_any_shape
+        from quizforge.answers.matrix_questions import check_any_shape
 
-        return grade_any_shape(question, text)
-    return grade(question, text)
+        return check_any_shape(question, text)
+    return check_answer(question, text)
 
 
 def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
