@@ -208,6 +208,6 @@ class ScriptedLines:
         pass
 
     def read(self, prompt="", *, deadline=None, status=None):
-        from quizforge.practice.terminal import EOF
+        from quizforge.tui.terminal import EOF
 
         return self.lines.pop(0) if self.lines else EOF

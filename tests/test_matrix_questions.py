@@ -18,7 +18,7 @@ from quizforge import answers
 from quizforge.answers import matrix_questions
 from quizforge.answers.check import check_answer
 from quizforge.bank.registry import get_template, question
-from quizforge.practice.terminal import EOF
+from quizforge.tui.terminal import EOF
 from test_terminal_widths import assert_whole
 
 MATRIX_TEMPLATES = ("matrices.causal_mask", "matrices.attention_weights", "matrices.attention_output")
@@ -250,7 +250,7 @@ def _entries(q) -> list[str]:
 def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path, width, monkeypatch):
     from quizforge.practice import drill as engine
     from quizforge.practice import scheduler
-    from quizforge.practice.drill_screen import DrillScreen
+    from quizforge.tui.drill_screen import DrillScreen
     from quizforge.practice.store import History
 
     # The transpose is wrong at (1, 2) only where the weights a₁₂ and a₂₁ differ: about 1 draw in 55
@@ -305,8 +305,8 @@ def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path,
 
 @pytest.mark.parametrize("width", (40, 120))
 def test_mock_takes_matrix_answers_and_its_report_shows_them_whole(tmp_path, width):
-    from quizforge.practice.mock_report import mock_report_view
-    from quizforge.practice.mock_screen import MockExam
+    from quizforge.tui.mock_report import mock_report_view
+    from quizforge.tui.mock_screen import MockExam
     from quizforge.practice.store import History, MockState
 
     paper = [MASK, OUTPUT]
@@ -701,7 +701,7 @@ def test_a_drill_row_prompt_takes_commands_cancels_on_an_empty_row_and_names_a_b
 def test_a_mock_row_prompt_takes_every_command(tmp_path, width):
     """`q` typed at "row 2 of 4" pauses the mock (issue 34 saw it taken as a row); `l` shows the
     palette; an empty row cancels without saving a short matrix."""
-    from quizforge.practice.mock_screen import MockExam
+    from quizforge.tui.mock_screen import MockExam
     from quizforge.practice.store import History, MockState
 
     script = ["1 0 0 0", "l",            # the palette, from row 2

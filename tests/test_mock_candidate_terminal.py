@@ -10,7 +10,7 @@ from rich.console import Console
 
 from practice_helpers import ScriptedLines
 from quizforge.bank.registry import question
-from quizforge.practice.mock_screen import MockExam
+from quizforge.tui.mock_screen import MockExam
 from quizforge.practice.store import History, MockState
 
 GIVEAWAY = "attention.softmax_axis_bug-0000"   # titled "Code reading: softmax over the wrong axis"

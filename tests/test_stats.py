@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import quizforge.cli.stats as stats_cli  # its clock is pinned below
 from quizforge.cli import cli
-from quizforge.practice.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
+from quizforge.tui.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
 from quizforge.practice.history_export import CSV_COLUMNS, export_history
 from quizforge.practice.paths import history_path
 from quizforge.practice.stats import compute_stats

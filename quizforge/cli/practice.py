@@ -74,7 +74,7 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
 
     Answers can be piped on stdin, one per line, with the same keys.
     """
-    from quizforge.practice.session import run_practice
+    from quizforge.tui.session import run_practice
 
     if syllabus and (mock or resume or interview or browser):
         raise click.UsageError("--syllabus belongs to the drill (no --mock, --resume or --interview)")

@@ -54,7 +54,7 @@ def stats_command(as_json: bool, days: int, fit: bool, data_dir: str | None) -> 
     if as_json:
         emit_json(stats)
         return
-    from quizforge.practice.charts import stats_view
+    from quizforge.tui.charts import stats_view
     from quizforge.render import console
 
     console().print(stats_view(stats))

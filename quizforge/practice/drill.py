@@ -1,6 +1,6 @@
 """The drill engine: spaced-repetition practice over the bank, one question at a time.
 
-It knows no terminal. A screen (drill_screen.py draws it with rich) turns what the
+It knows no terminal. A screen (quizforge/tui/drill_screen.py draws it with rich) turns what the
 learner types into actions (Answer, Hint, Skip, Explain, Next, Quit) and draws the
 events each action returns (QuestionShown, Graded, HintShown, ...). The rules:
 

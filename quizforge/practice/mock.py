@@ -2,7 +2,7 @@
 
 The engine takes learner actions (Answer, Next, Prev, Goto, Mark, Clear, Palette, Submit,
 Confirm, Pause) and returns events, plain dataclasses; it reads no input and draws nothing,
-so a terminal screen (mock_screen.py) or a browser view can sit in front of it unchanged.
+so a terminal screen (quizforge/tui/mock_screen.py) or a browser view can sit in front of it unchanged.
 It imports neither rich nor a terminal reader; the typed-command vocabulary (_GOTO,
 mistyped_command) sits here for any front end that takes typed commands.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from quizforge.bank.question import LETTERS
 from quizforge.problemsets.lmstext import inline_html
 from quizforge.practice.mock_percent import exact_percent, mock_percent
-from quizforge.practice.mock_report import comparison
+from quizforge.practice.mock_percent import comparison
 from quizforge.practice.timefmt import clock_text
 from quizforge.web.question_html import (
     answer_cells, answer_table, key_cells, marks_text, negative_text, question_view, solution_html)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from quizforge.practice.terminal import EOF, TIMEOUT
+from quizforge.tui.terminal import EOF, TIMEOUT
 
 
 def rows_to_come(question, line: str) -> int:
