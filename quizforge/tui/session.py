@@ -6,7 +6,7 @@ import time
 
 from quizforge.practice.paths import history_path
 from quizforge.practice.store import History
-from quizforge.render import console as make_console
+from quizforge.render import Progress, console as make_console
 from quizforge.tui.terminal import reader_for_stdin
 
 
@@ -16,8 +16,6 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number. `exam_date` ("YYYY-MM-DD"
     or "off") and `target_retention` are saved in the history; `new_per_day` None: the exam's pace."""
-    from quizforge.render import Progress
-
     console = console or make_console()
     history = drill = None
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from quizforge.answers import round_half_away
 from quizforge.answers.matrix_questions import formatter, matches
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
@@ -163,8 +164,6 @@ def _near_zero_but_not(rows) -> bool:
 def _typed(rows) -> tuple:
     """A matrix as someone types it when asked for DECIMALS places: exact decimals (Fractions), since
     the float nearest 1.99 lies below 1.99 and would slip past the range's end."""
-    from quizforge.answers import round_half_away
-
     return tuple(tuple(round_half_away(x, DECIMALS) for x in row) for row in rows)
 
 
