@@ -34,6 +34,7 @@ COMMANDS = {
     "stats": ("quizforge.cli.stats", "stats_command", "Your progress, reviews due and mocks."),
 }
 
+
 def _flag_prefix(exc: InputError) -> str:
     """'--topic: ' for a library error about its `topic` parameter: every command passes an
     option on to the library under the option's own name, so the name gives the flag."""
@@ -81,8 +82,8 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of `quiz --help`, from COMMANDS, without importing a command."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, click.Command(name, short_help=help).get_short_help_str(limit))
-                for name, (_, _, help) in sorted(COMMANDS.items())]
+        rows = [(name, click.Command(name, short_help=line).get_short_help_str(limit))
+                for name, (_, _, line) in sorted(COMMANDS.items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
