@@ -16,11 +16,11 @@ from fsrs import Rating
 from rich.console import Console
 
 from quizforge.answers import format_number
-from quizforge.bank.grading import grade
+from quizforge.answers.check import check_answer
 from quizforge.practice import drill as d
-from quizforge.practice.charts import stats_view
+from quizforge.tui.charts import stats_view
 from quizforge.practice.history_export import export_history
-from quizforge.practice.reports import drill_summary_view, due_line
+from quizforge.tui.reports import drill_summary_view, due_line
 from quizforge.practice.scheduler import Planner
 from quizforge.practice.stats import compute_stats
 from quizforge.practice.store import SCHEMA_VERSION, Attempt, History, _SCHEMA
@@ -32,14 +32,14 @@ DAY = 86400.0
 
 def right(question) -> str:
     text = question.correct_letters if question.kind != "NAT" else format_number(question.answer, question.decimals)
-    assert grade(question, text).correct
+    assert check_answer(question, text).correct
     return text
 
 
 def wrong(question) -> str:
     text = "123456789" if question.kind == "NAT" else next(
         c for c in "abcd" if c not in question.correct_letters)
-    assert not grade(question, text).correct
+    assert not check_answer(question, text).correct
     return text
 
 
@@ -56,7 +56,7 @@ def drill(history, clock=None, **options) -> d.Drill:
 def test_importing_the_engine_imports_no_rich_and_no_terminal():
     code = ("import sys, quizforge.practice.drill; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit', 'torch', 'sympy')"
-            " or m == 'quizforge.practice.terminal'))")
+            " or m == 'quizforge.tui.terminal'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -164,7 +164,7 @@ def test_no_new_templates_and_nothing_due_asks_nothing_and_says_when(history):
     (nothing,) = drill(history, new_per_day=0).start()
     assert isinstance(nothing, d.NothingToAsk) and nothing.next_due_at == due_at
 
-    from quizforge.practice.drill_screen import nothing_to_ask_line
+    from quizforge.tui.drill_screen import nothing_to_ask_line
 
     line = nothing_to_ask_line(nothing, NOW)
     assert re.fullmatch(r"Nothing to ask: no reviews are due and new templates are off · next review in \d+ "

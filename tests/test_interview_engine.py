@@ -13,7 +13,7 @@ from quizforge.practice import interview_bank as ib
 from quizforge.practice.interview import (ANSWERING, OVER, RATING, Asked, Drop, Ended, Hint, HintGiven, Interview,
                                           MovedOn, NoMoreHints, Quit, Rate, Rated, Reveal, Revealed, Skip, Skipped,
                                           UnknownTopic)
-from quizforge.practice.interview_screen import action_for
+from quizforge.tui.interview_screen import action_for
 from clock_support import SteppedClock
 
 T0 = 1_800_000_000.0
@@ -185,6 +185,6 @@ def test_the_engine_imports_no_rich_and_no_terminal_reader():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    assert "quizforge.practice.terminal" not in subprocess.run(
+    assert "quizforge.tui.terminal" not in subprocess.run(
         [sys.executable, "-c", "import sys, quizforge.practice.interview; print(list(sys.modules))"],
         capture_output=True, text=True, timeout=60).stdout

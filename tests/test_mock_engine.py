@@ -50,7 +50,7 @@ def engine(history):
 def test_importing_the_engine_imports_no_rich_and_no_terminal_reader():
     code = ("import sys, quizforge.practice.mock; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit') "
-            "or m == 'quizforge.practice.terminal']; print(bad)")
+            "or m == 'quizforge.tui.terminal']; print(bad)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -217,7 +217,7 @@ def test_the_screen_header_and_toolbar_read_one_clock(history):
     """Resumed: the header's time left and the first status line agree, though the question took a while."""
     from rich.console import Console
 
-    from quizforge.practice.mock_screen import run_mock
+    from quizforge.tui.mock_screen import run_mock
 
     clock = SteppedClock(START)
     state = new_state(history)

@@ -131,7 +131,7 @@ def test_roll_numbers_differing_only_in_case_are_refused_at_set_make(run_quiz, t
 
 
 def test_a_transposed_matrix_is_a_wrong_answer_named_as_transposed(run_quiz, european, tmp_path):
-    from quizforge.bank.matrix_answers import matrix_text
+    from quizforge.answers.matrix_questions import matrix_text
 
     papers = _papers(european)
     q = papers["21CS001"][0]

@@ -14,9 +14,9 @@ from datetime import date, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-import quizforge.cli.stats as stats_cli  # registers `stats` and `export-history` on the group
+import quizforge.cli.stats as stats_cli  # its clock is pinned below
 from quizforge.cli import cli
-from quizforge.practice.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
+from quizforge.tui.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
 from quizforge.practice.history_export import CSV_COLUMNS, export_history
 from quizforge.practice.paths import history_path
 from quizforge.practice.stats import compute_stats
@@ -472,7 +472,6 @@ def test_commands_do_not_import_torch_numpy_or_sympy(data_dir, tmp_path):
     script = f"""
 import sys
 from click.testing import CliRunner
-import quizforge.cli.stats
 from quizforge.cli import cli
 for args in (["stats"], ["stats", "--json"], ["export-history", "--format", "csv"],
              ["export-history", "--format", "json", "--output", {str(tmp_path / "h.json")!r}]):

@@ -702,7 +702,7 @@ def test_a_matrix_answer_is_a_table_in_the_question_paper_and_the_report(history
 
 
 def test_no_key_of_a_matrix_question_reaches_the_page_before_submission(history):
-    from quizforge.bank.matrix_answers import matrix_text
+    from quizforge.answers.matrix_questions import matrix_text
     from quizforge.web.question_html import answer_table, key_cells
 
     sitting = sitting_for(history, paper=[MASK_ADDITIVE.id, MASK_BINARY.id, MCQ.id])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizforge.bank import matrix_answers
+from quizforge.answers import matrix_questions
 from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
@@ -25,10 +25,10 @@ def accepted_text(question: Question) -> str:
     if question.kind != "NAT":
         return question.correct_letters
     if question.is_matrix:
-        from quizforge.bank.matrix_answers import accepted_text as matrix_accepted
+        from quizforge.answers.matrix_questions import accepted_text as matrix_accepted
 
         return matrix_accepted(question)
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).range_text()
 
@@ -36,10 +36,10 @@ def accepted_text(question: Question) -> str:
 def accepted_ends(question: Question) -> tuple[str, str] | None:
     """A NAT question's accepted range as its two printed ends ('1.0395e24', '1.0605e24'),
     which are exactly what grading accepts (inclusive); None for MCQ/MSQ and matrix answers
-    (each entry has its own range: bank.matrix_answers.entry_ends)."""
+    (each entry has its own range: answers.matrix_questions.entry_ends)."""
     if question.kind != "NAT" or question.is_matrix:
         return None
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).printed_ends()
 
@@ -56,7 +56,7 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     if question.exhibits:
         out["exhibits"] = [_step_json(e) for e in question.exhibits]
     if question.is_matrix:
-        out["answer_shape"] = list(matrix_answers.shape_of(question.answer))
+        out["answer_shape"] = list(matrix_questions.shape_of(question.answer))
     if question.decimals is not None:
         out["decimals"] = question.decimals
     if question.unit is not None and question.unit.name:
@@ -65,7 +65,7 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
         out["answer"] = markdown_to_terminal(question.answer_md)
         out["accepted"] = accepted_text(question)
         if question.is_matrix:
-            out["answer_matrix"] = [[matrix_answers.entry_text(x, question.decimals) for x in row]
+            out["answer_matrix"] = [[matrix_questions.entry_text(x, question.decimals) for x in row]
                                     for row in question.answer]
         if question.kind != "NAT":
             out["correct"] = [LETTERS[i] for i in sorted(question.correct)]
@@ -80,7 +80,7 @@ def answer_markdown(question: Question) -> str:
     """The key in Markdown: a matrix answer as a displayed matrix, anything else as it is shown."""
     if not question.is_matrix:
         return question.answer_md
-    return f"$${matrix_answers.bmatrix(question.answer, question.decimals)}$$"
+    return f"$${matrix_questions.bmatrix(question.answer, question.decimals)}$$"
 
 
 def _bmatrix(step: Step, label: str = "") -> str:

@@ -118,7 +118,7 @@ def range_ends(question) -> tuple[str, str]:
     """The accepted NAT range's ends exactly as the key prints them ('0.49', '0.51'; '4.158e23'),
     without thousands separators: what every LMS compares a typed answer with. (An exact key
     of 1/3 prints, and so exports, as 0.333333333333.)"""
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     ends = []
     for printed in numeric_key(question).printed_ends():  # the key's own printing, one computation

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quizforge.errors import InputError
+from quizforge.problemsets.tables import read_table
 
 MAX_STUDENTS = 5000
 
@@ -34,8 +35,6 @@ def read_roster(path: Path) -> tuple[list[Student], str]:
     the responses): comma, semicolon or tab; UTF-8, UTF-16 or cp1252. Roll numbers that differ
     only in case are refused: grading matches roll numbers whatever their case, so they could
     not be told apart."""
-    from quizforge.problemsets.responses import read_table
-
     table = read_table(path, columns="id and name (email is optional)")
     fields = [f.lower() for f in table.header]
     if "id" not in fields or "name" not in fields:

@@ -319,7 +319,7 @@ def matrix_math(step: Step, name: str = "") -> str:
 
 def answer_grid(question) -> str:
     """A matrix answer's boxes on the paper: one box per entry, in the matrix's shape."""
-    from quizforge.bank.matrix_answers import shape_of
+    from quizforge.answers.matrix_questions import shape_of
 
     rows, cols = shape_of(question.answer)
     cells = ", ".join(["[]"] * (rows * cols))
@@ -329,7 +329,7 @@ def answer_grid(question) -> str:
 
 def key_matrix(question) -> str:
     """A matrix answer's key, set as a bracketed matrix (−∞ for an additive mask's -inf)."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     rows = [["−∞" if x == float("-inf") else entry_text(x, question.decimals) for x in row]
             for row in question.answer]

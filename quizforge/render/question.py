@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.bank.export import accepted_text
-from quizforge.bank.grading import Verdict
+from quizforge.answers.verdict import Verdict
 from quizforge.bank.mathtext import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.render.matrix import MatrixRow, MatrixView
@@ -34,7 +34,7 @@ def matrix_view(step: Step) -> MatrixView:
 
 def key_matrix_view(question: Question) -> MatrixView:
     """A matrix answer's key as a matrix: entries whole, whatever the width."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     rows = [[entry_text(x, question.decimals) for x in row] for row in question.answer]
     return MatrixView(Text("Answer", style="bold green"), rows)

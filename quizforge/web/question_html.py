@@ -74,10 +74,10 @@ def matrix_entry_shape(question: Question) -> dict | None:
     and whether −∞ may be entered (the instruction says so too); None for any other question."""
     if not question.is_matrix:
         return None
-    from quizforge.bank.matrix_answers import shape_of, uses_minus_infinity
+    from quizforge.answers.matrix_questions import shape_of
 
     rows, cols = shape_of(question.answer)
-    return {"rows": rows, "cols": cols, "minus_infinity": uses_minus_infinity(question)}
+    return {"rows": rows, "cols": cols, "minus_infinity": question.uses_minus_infinity}
 
 
 def keypad_entry(entry: str) -> str:
@@ -113,7 +113,7 @@ def answer_table(cells: list[list[str]], css: str = "answer-matrix", wrong=froze
 
 def key_cells(question: Question) -> list[list[str]]:
     """The key of a matrix question as cells (for the report only)."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     return [[entry_text(x, question.decimals) for x in row] for row in question.answer]
 
