@@ -9,10 +9,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.registry import all_templates, get_template
 from quizforge.bank.steps import math_number, math_numbers
-from quizforge.problemsets.lmstext import by_slot, inline_html, question_html, solution_html
+from quizforge.problemsets.lmstext import by_slot, question_html, solution_html
+from quizforge.text.html import inline_html
 from quizforge.problemsets.roster import Student
 from quizforge.problemsets.typeset import latex_to_typst
 from quizforge.problemsets.variants import Paper, Slot

@@ -212,7 +212,7 @@ def test_options_have_bubbles_and_numbers_an_answer_box(made):
 
 
 def test_the_key_carries_the_question_its_options_and_why(made):
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     def plain(markdown: str) -> str:
         return " ".join(markdown_to_terminal(markdown).replace("*", "").replace("`", "").split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizforge.bank import matrix_answers
-from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
+from quizforge.text.terminal import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
 

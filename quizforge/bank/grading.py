@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from quizforge import answers
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Misconception, Question, Unit
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from quizforge.bank.export import accepted_text
 from quizforge.bank.grading import Verdict
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.render.matrix import MatrixRow, MatrixView
 

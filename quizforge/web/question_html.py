@@ -2,7 +2,7 @@
 
 `question_view` is what the exam screen gets: prompt, exhibits and options, never the title,
 the key, the reasons behind options or the solution. `solution_html` is for the report only.
-Markdown goes through the same renderer as the LMS exports (raw HTML in a prompt is shown
+Markdown goes through `quizforge.text.html`, as the LMS exports do (raw HTML in a prompt is shown
 as text, math becomes \\(…\\) and \\[…\\]); matrices become tables, and attention weights
 (rows of probabilities) a heatmap.
 """
@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 
 from quizforge.bank.question import LETTERS, Question, Step
-from quizforge.problemsets.lmstext import inline_html, to_html
+from quizforge.text.html import inline_html, to_html
 
 
 def negative_text(question: Question) -> str:
