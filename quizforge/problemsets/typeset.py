@@ -22,6 +22,8 @@ from pathlib import Path
 
 from quizforge.bank.question import Step
 from quizforge.bank.steps import plural
+from quizforge.text.matrix import is_attention_weights
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.text.tex import Untranslatable
 from quizforge.text.typst import escape, fitted, markdown_to_typst, string
 
@@ -72,15 +74,6 @@ def key_matrix(question) -> str:
     rows = [["−∞" if x == float("-inf") else entry_text(x, question.decimals) for x in row]
             for row in question.answer]
     return matrix_math(Step("Answer", matrix=tuple(tuple(row) for row in rows)))
-
-
-def is_weights(step: Step) -> bool:
-    if step.matrix is None or "weight" not in step.title.lower():
-        return False
-    try:
-        return all(0.0 <= float(v) <= 1.0 for row in step.matrix for v in row)
-    except ValueError:
-        return False
 
 
 # Scripts the bundled fonts set (Libertinus Serif: Latin, Greek, Cyrillic; Noto Sans: the rest).
@@ -162,7 +155,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
     parts = [f"=== Q{number}. {escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
              f"_{question.kind} · {marks}_", "", md(question.prompt), ""]
     for exhibit in question.exhibits:
-        parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
+        parts.append(heatmap(exhibit) if is_attention_weights(exhibit) else matrix_math(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
     parts += ["", f"_{escape(question.instruction('paper'))}_", ""]
     if question.is_matrix and not with_answer:
@@ -181,7 +174,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
     if returned is not None:
         written = escape(returned.answer) if returned.answer else "_not answered_"
         head.append(f"#block(fill: luma(235), inset: 6pt, radius: 2pt, width: 100%)[*Your answer:* {written} "
-                    f"#h(1fr) *Marks:* {escape(returned.marks)} \\\n{escape(returned.feedback)}]")
+                    f"#h(1fr) *Marks:* {escape(returned.marks)} \\\n{escape(markdown_to_terminal(returned.feedback))}]")
     head += [f"*Answer:* {answer}{accepted}", "", "*Solution.*"]
     blocks = [("", "\n".join(head))]
     for n, step in enumerate(question.solution, 1):
@@ -189,7 +182,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
         # typst several times as much to lay out, and a block would break a list anyway
         body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
-            body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
+            body += "\n" + (heatmap(step) if is_attention_weights(step) else matrix_math(step))
         blocks.append((f", inset: (left: {STEP_INDENT})", body))
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
@@ -284,7 +277,6 @@ def answer_book_source(spec, papers: list) -> str:
     letters of an MCQ or MSQ) and a NAT's accepted range, several students to a page, none
     split across two."""
     from quizforge.bank.export import accepted_text
-    from quizforge.text.terminal import markdown_to_terminal
 
     parts = [PREAMBLE,
              f'#set page(columns: 2, header: [#set text(size: 8.5pt)\n{escape(spec.title)} — answer book '

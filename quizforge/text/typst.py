@@ -185,19 +185,59 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
         if block.startswith("$$"):
             lines.append("\n" + math(block[2:-2].strip(), display=True) + "\n")
             continue
-        for line in block.split("\n"):
-            heading = re.match(r"(#+) (.*)", line)
-            item = re.match(r"(\s*)- (.*)", line)
-            numbered = re.match(r"(\s*)(\d+)\. (.*)", line)
-            if heading:
-                lines.append("=" * len(heading.group(1)) + " " + _inline(heading.group(2), math))
-            elif item:
-                lines.append(f"{item.group(1)}- {_inline(item.group(2), math)}")
-            elif numbered:
-                lines.append(f"{numbered.group(1)}{numbered.group(2)}. {_inline(numbered.group(3), math)}")
-            else:
-                lines.append(_inline(line, math))
+        lines += _blocks(block.split("\n"), math)
     return "\n".join(lines)
+
+
+_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _blocks(source: list[str], math) -> list[str]:
+    """Lines of Markdown prose (no fenced code, no displayed math) as typst: headings, lists,
+    pipe tables, indented code, and paragraphs."""
+    lines: list[str] = []
+    i = 0
+    while i < len(source):
+        line = source[i]
+        after_blank = i == 0 or not source[i - 1].strip()
+        in_list = any(re.match(r"\s*(- |\d+\. )", earlier) for earlier in source[max(0, i - 2):i])
+        if line.startswith("|") and i + 1 < len(source) and _TABLE_RULE.match(source[i + 1]):
+            rows = [_cells(line)]
+            i += 2
+            while i < len(source) and source[i].startswith("|"):
+                rows.append(_cells(source[i]))
+                i += 1
+            head = ", ".join(f"[*{_inline(cell, math)}*]" for cell in rows[0])
+            body = ", ".join(f"[{_inline(cell, math)}]" for row in rows[1:] for cell in row)
+            lines.append(f"#table(columns: {len(rows[0])}, align: left, table.header({head}), {body})")
+            continue
+        if line.startswith("    ") and after_blank and not in_list:
+            code = []
+            while i < len(source) and (source[i].startswith("    ") or not source[i].strip()):
+                code.append(source[i][4:])
+                i += 1
+            while code and not code[-1].strip():
+                code.pop()
+                i -= 1
+            lines.append(f"#raw(block: true, {string(chr(10).join(code))})")
+            continue
+        heading = re.match(r"(#+) (.*)", line)
+        item = re.match(r"(\s*)- (.*)", line)
+        numbered = re.match(r"(\s*)(\d+)\. (.*)", line)
+        if heading:
+            lines.append("=" * len(heading.group(1)) + " " + _inline(heading.group(2), math))
+        elif item:
+            lines.append(f"{item.group(1)}- {_inline(item.group(2), math)}")
+        elif numbered:
+            lines.append(f"{numbered.group(1)}{numbered.group(2)}. {_inline(numbered.group(3), math)}")
+        else:
+            lines.append(_inline(line, math))
+        i += 1
+    return lines
 
 
 

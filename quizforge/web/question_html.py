@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import html
 import re
-from fractions import Fraction
 
 from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.text.html import inline_html, to_html
+from quizforge.text.matrix import entry_value, is_attention_weights
 
 
 def negative_text(question: Question) -> str:
@@ -26,24 +26,6 @@ def negative_text(question: Question) -> str:
 
 def marks_text(marks: int) -> str:
     return f"{marks} mark{'s' if marks != 1 else ''}"
-
-
-def _number(cell: str) -> float | None:
-    try:
-        return float(Fraction(cell.replace("−", "-").strip()))
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-def is_attention_weights(step: Step) -> bool:
-    """A matrix of weights whose rows are numbers in [0, 1] summing to 1 (a softmax's output),
-    drawn as a heatmap. The title must say so: a one-hot matrix of inputs is no heatmap."""
-    if not any(word in step.title.lower() for word in ("weight", "softmax")):
-        return False
-    rows = [[_number(cell) for cell in row] for row in step.matrix or ()]
-    if not rows or any(v is None or not 0 <= v <= 1 for row in rows for v in row):
-        return False
-    return all(abs(sum(row) - 1) <= 0.02 * len(row) for row in rows)
 
 
 def matrix_html(step: Step, caption: bool = True) -> str:
@@ -60,7 +42,7 @@ def matrix_html(step: Step, caption: bool = True) -> str:
         label = f"<th>{html.escape(step.row_labels[r])}</th>" if r < len(step.row_labels) else ""
         cells = []
         for cell in row:
-            value = _number(cell) if heat else None
+            value = entry_value(cell) if heat else None
             # White text on the darker half of the scale.
             style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
             cells.append(f"<td{style}>{html.escape(cell)}</td>")
