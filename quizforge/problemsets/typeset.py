@@ -1,18 +1,15 @@
 """Papers and keys as PDF, through typst (the `typst` package from PyPI: no TeX installation).
 
-The bank writes Markdown with LaTeX math; this module turns the small subset it uses into
-typst markup and typst math (fractions, roots, bold and calligraphic letters, operators,
-matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention weights as a
-heatmap. A page is laid out as a printed exam is: each question in one block that is never
+The bank writes Markdown with TeX math, which `quizforge.text.typst` turns into typst markup
+and math; this module lays out papers and keys, and draws a matrix of attention weights (the
+rule in `quizforge.text.matrix`) as a heatmap. A page is laid out as a printed exam is: each question in one block that is never
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
 equalities set a step per line and any formula wider than the text scaled to fit. A paper is
 padded to an even number of pages for double-sided printing; a key's or return sheet's entry
 stays on one page unless it is longer than one; sections follow on without a page break. Names in
-Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. A formula
-the converter cannot take (a command it does not know, unbalanced braces) is printed as plain
-text, as the terminal writes it; should typst still refuse a document, it is set again with
-all its math as plain text rather than not at all.
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should typst
+refuse a document, it is set again with all its math as plain text rather than not at all.
 """
 
 from __future__ import annotations

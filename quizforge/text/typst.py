@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
+from quizforge.text.markdown import INLINE_MATH
 from quizforge.text.terminal import markdown_to_terminal
 from quizforge.text.tex import COMMANDS, DIGIT_GROUPS, Reader, Untranslatable
 
@@ -94,10 +95,13 @@ def string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+_INLINE = re.compile("(" + INLINE_MATH + r"|\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`)")   # math, bold, italics, code
+
+
 def _inline(text: str, math) -> str:
     """A line of the bank's Markdown (bold, italics, code, $math$) as typst markup."""
     out = []
-    for token in re.split(r"(\$[^$]+\$|\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`)", text):
+    for token in _INLINE.split(text):
         if not token:
             continue
         if token.startswith("$"):
