@@ -114,3 +114,25 @@ def test_challenge_statements_typeset():
 
     for readme in sorted(ROOT.glob("exercises/*/README.md")):
         typst.compile((PREAMBLE + markdown_to_typst(readme.read_text(encoding="utf-8"))).encode())
+
+
+def _sample(name: str, command: tex.Command) -> str:
+    """A formula that uses the command NAME as the bank would."""
+    return {"frac": rf"\{name}{{1}}{{2}}", "sqrt": rf"\{name}{{x}}", "accent": rf"\{name}{{x}}",
+            "font": rf"\{name}{{x}}", "text": rf"\{name}{{ab}}", "operator": rf"\{name}{{ab}}",
+            "environment": r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"}.get(command.kind, rf"a \{name} b")
+
+
+def test_every_commands_typst_spelling_compiles_and_its_terminal_spelling_reads():
+    import typst
+
+    from quizforge.problemsets.typeset import PREAMBLE
+
+    formulas = {name: _sample(name, command) for name, command in tex.COMMANDS.items()}
+    body = "\n\n".join(f"${tex_to_typst(formula)}$" for formula in formulas.values())
+    typst.compile((PREAMBLE + body).encode())   # one document: a bad spelling names its line
+    for name, formula in formulas.items():
+        shown, spelling = tex_to_unicode(formula), tex.COMMANDS[name].terminal
+        assert "\\" not in shown, (name, shown)
+        if tex.COMMANDS[name].kind == "symbol" and name.isalpha() and spelling != name:
+            assert name not in shown, (name, shown)   # 'omega' spelled out is a command the table lacks

@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 
 from quizforge.problemsets.variants import Paper, Slot
 from quizforge.text.html import inline_html, shared_html, to_html
+from quizforge.text.matrix import tex_matrix
 
 
 def student_title(number: int, question) -> str:
@@ -21,9 +22,7 @@ def student_title(number: int, question) -> str:
 
 def question_html(question) -> str:
     """The question as a student reads it: prompt, matrices, how to answer."""
-    from quizforge.bank.export import _bmatrix
-
-    parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
+    parts = [question.prompt] + [tex_matrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
     return to_html("\n\n".join(parts)) + "\n" + shared_html(f"*{question.instruction('fields')}*", False)
 
 

@@ -19,39 +19,9 @@ from pathlib import Path
 
 from quizforge.bank.question import Step
 from quizforge.bank.steps import plural
-from quizforge.text.matrix import is_attention_weights
 from quizforge.text.terminal import markdown_to_terminal
 from quizforge.text.tex import Untranslatable
-from quizforge.text.typst import escape, fitted, markdown_to_typst, string
-
-
-def heatmap(step: Step) -> str:
-    """A matrix of attention weights as a table of cells shaded by their weight (unnumbered:
-    nothing refers to it by number)."""
-    rows = step.matrix or ()
-    cells = []
-    for row in rows:
-        for value in row:
-            try:
-                w = min(max(float(value), 0.0), 1.0)
-            except ValueError:
-                w = 0.0
-            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{escape(math_minus(value))}]')
-    return (f"#align(center)[_{escape(step.title)}: darker is more weight_ \\\n"
-            f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
-
-
-def math_minus(entry: str) -> str:
-    """An entry as math prints it: a minus sign (−), not the hyphen a string would keep."""
-    return "−" + entry[1:] if entry.startswith("-") else entry
-
-
-def matrix_math(step: Step, name: str = "") -> str:
-    """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
-    rows = "; ".join(", ".join(string(math_minus(v)) for v in row) for row in step.matrix or ())
-    label = f"bold({string(name)}) = " if name else ""
-    widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
-    return fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
+from quizforge.text.typst import escape, markdown_to_typst, matrix_math, string, typst_matrix
 
 
 def answer_grid(question) -> str:
@@ -152,7 +122,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
     parts = [f"=== Q{number}. {escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
              f"_{question.kind} · {marks}_", "", md(question.prompt), ""]
     for exhibit in question.exhibits:
-        parts.append(heatmap(exhibit) if is_attention_weights(exhibit) else matrix_math(exhibit, exhibit.title))
+        parts.append(typst_matrix(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
     parts += ["", f"_{escape(question.instruction('paper'))}_", ""]
     if question.is_matrix and not with_answer:
@@ -179,7 +149,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
         # typst several times as much to lay out, and a block would break a list anyway
         body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
-            body += "\n" + (heatmap(step) if is_attention_weights(step) else matrix_math(step))
+            body += "\n" + typst_matrix(step)
         blocks.append((f", inset: (left: {STEP_INDENT})", body))
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from quizforge.text.markdown import math_spans
+from quizforge.text.matrix import entry_value, is_attention_weights
 
 # Letters and digits only, so no Markdown rule can touch it.
 _HOLDER = "QFMATH{}X"
@@ -55,3 +56,26 @@ def shared_html(markdown: str, inline: bool) -> str:
     """A piece many variants share word for word (a solution step, a reason, an instruction),
     rendered once: with a class of 300 this halves the Markdown work."""
     return _render(markdown, inline)
+
+
+def matrix_html(step, caption: bool = True) -> str:
+    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights.
+    `caption`: the step's title above it (a worked solution's step has its own heading)."""
+    heat = is_attention_weights(step)
+    out = [f'<table class="matrix{" heatmap" if heat else ""}">']
+    if caption:
+        out.append(f"<caption>{inline_html(step.title)}</caption>")
+    if step.col_labels:
+        corner = "<th></th>" if step.row_labels else ""
+        out.append("<tr>" + corner + "".join(f"<th>{html.escape(c)}</th>" for c in step.col_labels) + "</tr>")
+    for r, row in enumerate(step.matrix or ()):
+        label = f"<th>{html.escape(step.row_labels[r])}</th>" if r < len(step.row_labels) else ""
+        cells = []
+        for cell in row:
+            value = entry_value(cell) if heat else None
+            # White text on the darker half of the scale.
+            style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
+            cells.append(f"<td{style}>{html.escape(cell)}</td>")
+        out.append("<tr>" + label + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "".join(out)

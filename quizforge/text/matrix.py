@@ -1,5 +1,7 @@
-"""What every medium needs to know about a matrix the bank shows: its entries as numbers, and
-whether it is a matrix of attention weights, which papers and the browser draw as a heatmap."""
+"""What every medium needs to know about a matrix the bank shows (a Step's rows of strings, with
+optional labels): its entries as numbers, whether it is a matrix of attention weights, which
+papers and the browser draw as a heatmap, and its TeX. Each medium draws it beside its other
+renderers: `typst.typst_matrix`, `html.matrix_html`, and for the terminal `render.matrix`."""
 
 from __future__ import annotations
 
@@ -24,3 +26,10 @@ def is_attention_weights(step) -> bool:
     if not rows or any(v is None or not 0 <= v <= 1 for row in rows for v in row):
         return False
     return all(abs(sum(row) - 1) <= 0.02 * len(row) for row in rows)
+
+
+def tex_matrix(step, label: str = "") -> str:
+    """A bank Step's matrix as displayed TeX ($$LABEL\\begin{bmatrix}…$$): the Markdown export's and
+    the LMS's spelling, which MathJax and KaTeX set."""
+    rows = " \\\\ ".join(" & ".join(row) for row in step.matrix or ())
+    return f"$${label}\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"

@@ -51,8 +51,8 @@ COMMANDS: dict[str, Command] = {
         "quad": (QUAD * 2, "quad"), "qquad": (QUAD * 4, "wide"),
         "lfloor": ("⌊", "⌊"), "rfloor": ("⌋", "⌋"), "lceil": ("⌈", "⌈"), "rceil": ("⌉", "⌉"),
         "lVert": ("‖", "||"), "rVert": ("‖", "||"), "Vert": ("‖", "||"), "vert": ("|", "|"),
-        "ell": ("ℓ", "ell"), "partial": ("∂", "diff"), "nabla": ("∇", "nabla"), "colon": (":", ":"),
-        "prime": ("′", "prime"), "cap": ("∩", "sect"), "cup": ("∪", "union"), "forall": ("∀", "forall"),
+        "ell": ("ℓ", "ell"), "partial": ("∂", "partial"), "nabla": ("∇", "nabla"), "colon": (":", ":"),
+        "prime": ("′", "prime"), "cap": ("∩", "inter"), "cup": ("∪", "union"), "forall": ("∀", "forall"),
         "exists": ("∃", "exists"), "!": ("", ""),
         # operators typst sets upright, as TeX does
         **{name: (name, name) for name in ("log", "ln", "exp", "sin", "cos", "tan", "tanh", "sinh", "cosh",

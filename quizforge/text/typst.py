@@ -11,6 +11,7 @@ import functools
 import re
 
 from quizforge.text.markdown import INLINE_MATH
+from quizforge.text.matrix import entry_value, is_attention_weights
 from quizforge.text.terminal import markdown_to_terminal
 from quizforge.text.tex import COMMANDS, DIGIT_GROUPS, Reader, Untranslatable
 
@@ -244,4 +245,35 @@ def _blocks(source: list[str], math) -> list[str]:
     return lines
 
 
+# --- matrices --------------------------------------------------------------------------
 
+def heatmap(step) -> str:
+    """A matrix of attention weights as a table of cells shaded by their weight (unnumbered:
+    nothing refers to it by number)."""
+    rows = step.matrix or ()
+    cells = []
+    for row in rows:
+        for value in row:
+            w = entry_value(value) or 0.0   # in [0, 1]: the heatmap rule says so
+            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{escape(math_minus(value))}]')
+    return (f"#align(center)[_{escape(step.title)}: darker is more weight_ \\\n"
+            f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
+
+
+def math_minus(entry: str) -> str:
+    """An entry as math prints it: a minus sign (−), not the hyphen a string would keep."""
+    return "−" + entry[1:] if entry.startswith("-") else entry
+
+
+def matrix_math(step, name: str = "") -> str:
+    """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
+    rows = "; ".join(", ".join(string(math_minus(v)) for v in row) for row in step.matrix or ())
+    label = f"bold({string(name)}) = " if name else ""
+    widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
+    return fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
+
+
+def typst_matrix(step, name: str = "") -> str:
+    """A bank Step's matrix as papers show it: attention weights as a heatmap, any other as a
+    bracketed matrix with NAME = in front."""
+    return heatmap(step) if is_attention_weights(step) else matrix_math(step, name)

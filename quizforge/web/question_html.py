@@ -12,9 +12,8 @@ from __future__ import annotations
 import html
 import re
 
-from quizforge.bank.question import LETTERS, Question, Step
-from quizforge.text.html import inline_html, to_html
-from quizforge.text.matrix import entry_value, is_attention_weights
+from quizforge.bank.question import LETTERS, Question
+from quizforge.text.html import inline_html, matrix_html, to_html
 
 
 def negative_text(question: Question) -> str:
@@ -26,29 +25,6 @@ def negative_text(question: Question) -> str:
 
 def marks_text(marks: int) -> str:
     return f"{marks} mark{'s' if marks != 1 else ''}"
-
-
-def matrix_html(step: Step, caption: bool = True) -> str:
-    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights.
-    `caption`: the step's title above it (a worked solution's step has its own heading)."""
-    heat = is_attention_weights(step)
-    out = [f'<table class="matrix{" heatmap" if heat else ""}">']
-    if caption:
-        out.append(f"<caption>{inline_html(step.title)}</caption>")
-    if step.col_labels:
-        corner = "<th></th>" if step.row_labels else ""
-        out.append("<tr>" + corner + "".join(f"<th>{html.escape(c)}</th>" for c in step.col_labels) + "</tr>")
-    for r, row in enumerate(step.matrix or ()):
-        label = f"<th>{html.escape(step.row_labels[r])}</th>" if r < len(step.row_labels) else ""
-        cells = []
-        for cell in row:
-            value = entry_value(cell) if heat else None
-            # White text on the darker half of the scale.
-            style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
-            cells.append(f"<td{style}>{html.escape(cell)}</td>")
-        out.append("<tr>" + label + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "".join(out)
 
 
 def matrix_entry_shape(question: Question) -> dict | None:
