@@ -16,11 +16,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "quizforge"
 LAYERS = [
     ("shared", ["quizforge", "quizforge.errors", "quizforge.datafiles", "quizforge.suggest", "quizforge.threads",
                 "quizforge.torch_import"]),
+    ("text", ["quizforge.text"]),                               # Markdown with TeX, for every medium
     ("reference", ["quizforge.reference"]),
     ("accounting", ["quizforge.accounting"]),
     ("answer grammar", ["quizforge.answers"]),                  # numbers, units, keys, choices, matrices
     ("hand calculations", ["quizforge.handcalc"]),
-    ("question model", ["quizforge.bank.question", "quizforge.bank.mathtext"]),
+    ("question model", ["quizforge.bank.question"]),
     ("answer checking", ["quizforge.answers.question_keys", "quizforge.answers.matrix_questions",
                          "quizforge.answers.verdict", "quizforge.answers.check"]),
     ("bank", ["quizforge.bank"]),

@@ -196,7 +196,7 @@ def test_a_bad_grade_override_is_one_line(run_quiz, european, tmp_path, text, me
 
 def test_stats_and_feedback_say_what_the_options_say(run_quiz, european, tmp_path):
     """The commonest mistake is named by the option's text, with the count "options chosen" gives it."""
-    from quizforge.bank.mathtext import markdown_to_plain
+    from quizforge.text.terminal import markdown_to_plain
     from quizforge.bank.question import LETTERS
 
     papers = _papers(european)

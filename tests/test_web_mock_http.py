@@ -600,7 +600,7 @@ def test_every_button_is_saved_at_once_so_kill_9_loses_nothing(tmp_path):
 
 def test_attention_weights_are_a_heatmap_and_other_matrices_plain_tables():
     from quizforge.bank.steps import matrix
-    from quizforge.web.question_html import matrix_html
+    from quizforge.text.html import matrix_html
 
     weights = matrix("Weights softmax(·)", [["0.2500", "0.7500"], ["1.0000", "0.0000"]], row_labels=["q1", "q2"],
                      col_labels=["k1", "k2"])

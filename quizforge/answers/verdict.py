@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.question import Misconception, Question
 
 

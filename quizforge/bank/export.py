@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from quizforge.answers import matrix_questions
-from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
+from quizforge.text.matrix import tex_matrix
+from quizforge.text.terminal import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
 
@@ -83,17 +84,12 @@ def answer_markdown(question: Question) -> str:
     return f"$${matrix_questions.bmatrix(question.answer, question.decimals)}$$"
 
 
-def _bmatrix(step: Step, label: str = "") -> str:
-    rows = " \\\\ ".join(" & ".join(row) for row in step.matrix or ())
-    return f"$${label}\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"
-
-
 def _step_markdown(step: Step) -> str:
     parts = [f"**{step.title}.**"]
     if step.md:
         parts.append(step.md)
     if step.matrix is not None:
-        parts.append("\n\n" + _bmatrix(step))
+        parts.append("\n\n" + tex_matrix(step))
     return " ".join(parts)
 
 
@@ -101,7 +97,7 @@ def question_markdown(question: Question, with_answer: bool = True) -> str:
     lines = [f"### {question.title} `{question.id}`", "",
              f"*{question.kind} · {question.marks} mark{'s' if question.marks > 1 else ''}*", "", question.prompt, ""]
     for e in question.exhibits:
-        lines += [_bmatrix(e, f"\\mathbf{{{e.title}}} = "), ""]
+        lines += [tex_matrix(e, f"\\mathbf{{{e.title}}} = "), ""]
     for i, o in enumerate(question.options):
         lines.append(f"- ({LETTERS[i]}) {o.md}")
     if question.options:

@@ -167,7 +167,7 @@ def _key_text(question) -> str:
     """The key as a short cell: option letters, or the number the answer is checked against."""
     if question.kind != "NAT":
         return question.correct_letters
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     return markdown_to_terminal(question.answer_md)
 

@@ -24,7 +24,7 @@ _NUMBER = re.compile(r"-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?")
 
 def key_rows(papers: list[Paper]) -> list[dict]:
     from quizforge.bank.export import accepted_ends, accepted_text
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     rows = []
     for paper in papers:

@@ -232,7 +232,7 @@ def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts
 def _marked_right(verdict, question, feedback: str):
     from quizforge.answers import gate_score
     from quizforge.answers.verdict import Verdict
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     marks = gate_score(question.kind, question.marks, True)
     if verdict is not None:

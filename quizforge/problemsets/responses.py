@@ -214,7 +214,7 @@ def option_label(option) -> str:
     """What an option says, the same on every paper whatever its letter there: its statement,
     or for a numeric option (whose number differs from paper to paper) "the key" or where its
     wrong number comes from."""
-    from quizforge.bank.mathtext import markdown_to_plain
+    from quizforge.text.terminal import markdown_to_plain
 
     mark = "✓ " if option.correct else "✗ "
     if option.value is None:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from quizforge.bank.export import accepted_text
 from quizforge.answers.verdict import Verdict
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.render.matrix import MatrixRow, MatrixView
 
@@ -111,7 +111,7 @@ def verdict_view(verdict: Verdict) -> Text:
     style = "bold green" if verdict.correct else "bold red"
     mark = "✓" if verdict.correct else "✗"
     sign = "+" if verdict.marks > 0 else ""
-    text = Text.assemble((f"{mark} ", style), (verdict.feedback, style if verdict.correct else ""),
+    text = Text.assemble((f"{mark} ", style), (markdown_to_terminal(verdict.feedback), style if verdict.correct else ""),
                          (f"   [{sign}{verdict.marks:.2f} of {verdict.max_marks}]", "dim"))
     if not verdict.correct:
         text.append(f"\n  answer: {verdict.answer}")

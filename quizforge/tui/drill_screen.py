@@ -101,7 +101,7 @@ class DrillScreen:
 
     def _draw(self, events: list) -> engine.SessionOver | engine.NothingToAsk | None:
         from quizforge.render import question as render
-        from quizforge.bank.mathtext import markdown_to_terminal
+        from quizforge.text.terminal import markdown_to_terminal
 
         last = None
         out = self.console

@@ -23,7 +23,7 @@ def _topic_title(topic: str) -> str:
 def _question_cell(question_id: str) -> Text:
     """The template's title, with the question ID under it for `quiz explain` and the GATE DA
     syllabus topics the question exercises (or that it is beyond the syllabus)."""
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
     from quizforge.bank.registry import parse_question_id
     from quizforge.bank.syllabus import syllabus_text
 

@@ -4,7 +4,7 @@ the candidate's answer, the key and the worked solution. Built only once the pap
 from __future__ import annotations
 
 from quizforge.bank.question import LETTERS
-from quizforge.problemsets.lmstext import inline_html
+from quizforge.text.html import inline_html
 from quizforge.practice.mock_percent import exact_percent, mock_percent
 from quizforge.practice.mock_percent import comparison
 from quizforge.practice.timefmt import clock_text
