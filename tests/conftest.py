@@ -13,3 +13,12 @@ def run_quiz(capsys):
         return exc.value.code, out.out, out.err
 
     return run
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A learner's history in a fresh SQLite file, closed after the test."""
+    from quizforge.practice.store import History
+
+    with History(tmp_path / "history.db") as opened:
+        yield opened

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from quizforge.answers import AnswerError, format_number
-from quizforge.bank.grading import grade
+from quizforge.answers.check import check_answer
 from quizforge.bank.question import LETTERS
 from quizforge.bank.registry import question
 
@@ -45,7 +45,7 @@ def right_answer(question_id: str) -> str:
         text = q.answer_md                      # '[[1, 0], [1, 1]]': the key as it prints
     else:
         text = q.correct_letters if q.kind != "NAT" else format_number(q.answer, q.decimals)
-    assert grade(q, text).correct, (question_id, text)
+    assert check_answer(q, text).correct, (question_id, text)
     return text
 
 
@@ -59,7 +59,7 @@ def wrong_answer(question_id: str) -> str:
     else:
         i = next(i for i in range(len(q.options)) if frozenset({i}) != q.correct)
         text = LETTERS[i]
-    verdict = grade(q, text)
+    verdict = check_answer(q, text)
     assert not verdict.correct, (question_id, text)
     return text
 
@@ -68,12 +68,12 @@ def expected_marks(question_id: str, text: str | None) -> float:
     """GATE marks for one answer (0 when unanswered), as the grader gives them."""
     if text is None:
         return 0.0
-    return grade(question(question_id), text).marks
+    return check_answer(question(question_id), text).marks
 
 
 def is_unreadable(question_id: str, text: str) -> bool:
     try:
-        grade(question(question_id), text)
+        check_answer(question(question_id), text)
     except AnswerError:
         return True
     return False
@@ -208,6 +208,6 @@ class ScriptedLines:
         pass
 
     def read(self, prompt="", *, deadline=None, status=None):
-        from quizforge.practice.terminal import EOF
+        from quizforge.tui.terminal import EOF
 
         return self.lines.pop(0) if self.lines else EOF

@@ -15,10 +15,8 @@ from quizforge.answers import (
     AnswerError,
     Checked,
     ChoiceKey,
-    MatrixKey,
     NumericKey,
     check_choice,
-    check_matrix,
     check_numeric,
     exact,
     format_choice,
@@ -28,13 +26,13 @@ from quizforge.answers import (
     in_range,
     nat_range,
     parse_choice,
-    parse_matrix_answer,
     parse_number,
     round_half_away,
     si_short,
     within_abs,
     within_rel,
 )
+from quizforge.answers.matrix_questions import matches, read_any_shape
 from quizforge.errors import InputError
 
 GiB = 2**30
@@ -469,16 +467,16 @@ def test_choice_keys_are_all_or_nothing():
 # =============================================================================== matrices
 
 def test_matrix_answers_delegate_to_the_matrix_parser():
-    key = MatrixKey([[1, 0], [0, F(1, 2)]])
-    assert check_matrix(key, "1 0; 0 0.5") == Checked(((F(1), F(0)), (F(0), F(1, 2))), True)
-    assert check_matrix(key, "[[1,0],[0,1/2]]").correct
-    assert not check_matrix(key, "[[1,0],[0,1]]").correct
-    assert not check_matrix(key, "1 0 0; 0 0.5 0").correct          # a wrong shape is a wrong answer
-    assert check_matrix(MatrixKey([[F(1, 3)]], tol=F(1, 100)), "0.33").correct
+    key = ((F(1), F(0)), (F(0), F(1, 2)))
+    assert read_any_shape("1 0; 0 0.5") == key
+    assert matches(key, read_any_shape("[[1,0],[0,1/2]]"), None)
+    assert not matches(key, read_any_shape("[[1,0],[0,1]]"), None)
+    assert not matches(key, read_any_shape("1 0 0; 0 0.5 0"), None)     # a wrong shape is a wrong answer
+    assert matches(((F(1, 3),),), read_any_shape("0.33"), 2)
     with pytest.raises(AnswerError, match=r"^matrix: row 2 has 1 entry, row 1 has 2$"):
-        parse_matrix_answer("[[1,0],[0]]")
+        read_any_shape("[[1,0],[0]]")
     with pytest.raises(AnswerError, match=r"^matrix: "):
-        parse_matrix_answer("abc")
+        read_any_shape("abc")
 
 
 # =============================================================================== scoring
@@ -802,7 +800,7 @@ def _total(text: str) -> None:
         else:
             assert chosen and all(0 <= i < 4 for i in chosen)
     try:
-        parse_matrix_answer(text)
+        read_any_shape(text)
     except AnswerError as e:
         assert "\n" not in str(e)
 

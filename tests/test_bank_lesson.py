@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from quizforge.bank import registry
-from quizforge.bank.grading import grade, numeric_key
+from quizforge.answers.check import check_answer
+from quizforge.answers.question_keys import numeric_key
 
 PINNED = {
     # 6·(3,152,384) + 6·(4,204,032) + 37,000·512 = 63,082,496 → 63.082 M (the paper rounds to 65M)
@@ -33,7 +34,7 @@ PINNED = {
 def test_pinned_keys_are_the_hand_worked_values(qid, value):
     q = registry.question(qid)
     assert q.answer == pytest.approx(value, abs=1e-9), qid
-    assert grade(q, str(value)).correct
+    assert check_answer(q, str(value)).correct
 
 
 def test_the_lesson_templates_are_registered_under_their_topics():
@@ -58,14 +59,14 @@ def test_softmax_axis_bug_names_the_axis_and_the_fix():
 
 def test_coinciding_mistakes_are_all_named():
     q = registry.question("flops.rnn_attention_counts-03da")   # RNN FLOPs; 2nd² is two different mistakes
-    verdict = grade(q, str(q.answer // 2))
+    verdict = check_answer(q, str(q.answer // 2))
     assert not verdict.correct
     assert "counted multiply-adds" in verdict.feedback and "left out the recurrent product" in verdict.feedback
 
 
 def test_transformer_feedback_for_an_untied_output_projection():
     q = registry.question("params.transformer_paper-0004")      # 63.082 + 18.944 for a separate output matrix
-    verdict = grade(q, "82.026")
+    verdict = check_answer(q, "82.026")
     assert verdict.misconception is not None and verdict.misconception.tag == "untied-head"
 
 

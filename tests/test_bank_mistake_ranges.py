@@ -13,8 +13,10 @@ import pytest
 
 from bank_draws import STRESS_SEEDS, draws
 from quizforge import answers
-from quizforge.bank import matrix_answers, registry
-from quizforge.bank.grading import grade, numeric_key
+from quizforge.answers import matrix_questions
+from quizforge.bank import registry
+from quizforge.answers.check import check_answer
+from quizforge.answers.question_keys import numeric_key
 from quizforge.bank.seeds import question_chain
 from quizforge.bank.template import mistakes_inside_range
 
@@ -63,15 +65,15 @@ def test_no_matrix_mistake_is_accepted_as_typed_to_the_decimals_asked(template):
     for seed, draft, chain, q in draws(template.id):
         for m in q.misconceptions:
             typed = [[answers.round_half_away(x, q.decimals) for x in row] for row in m.value]
-            assert not matrix_answers.matches(q.answer, typed, q.decimals), (q.id, m.tag)
-            assert not grade(q, matrix_answers.matrix_text(typed, q.decimals)).correct, (q.id, m.tag)
+            assert not matrix_questions.matches(q.answer, typed, q.decimals), (q.id, m.tag)
+            assert not check_answer(q, matrix_questions.matrix_text(typed, q.decimals)).correct, (q.id, m.tag)
 
 
 @pytest.mark.parametrize("qid", ["matrices.attention_weights-019b", "matrices.attention_weights-0c91"])
 def test_the_audits_typed_matrix_mistakes_are_refused(qid):
     q = registry.question(qid)
     for m in q.misconceptions:
-        verdict = grade(q, matrix_answers.matrix_text(m.value, q.decimals))     # typed to 2 decimals, as asked
+        verdict = check_answer(q, matrix_questions.matrix_text(m.value, q.decimals))     # typed to 2 decimals, as asked
         assert not verdict.correct and m.feedback in verdict.feedback, (qid, m.tag)
 
 
@@ -111,11 +113,11 @@ def test_forgotten_biases_and_layernorms_are_modelled_and_refused(template_id):
 def test_the_audits_forgotten_parts_get_no_marks():
     paper = registry.question("params.transformer_paper-0001")        # base decoder stack: 25,224,192
     assert paper.answer == pytest.approx(25.224)
-    verdict = grade(paper, "25.184")                                  # 25,184,256 without the biases
+    verdict = check_answer(paper, "25.184")                                  # 25,184,256 without the biases
     assert not verdict.correct and "forgot the biases" in verdict.misconception.label
     table = registry.question("params.gpt3_table-0001")               # gpt3-175b, counted exactly
     for text, tag in [("174,593,642,496", "no-bias"), ("174,599,516,160", "no-norms"), ("174,604,234,752", "no-final-norm")]:
-        verdict = grade(table, text)
+        verdict = check_answer(table, text)
         assert not verdict.correct and verdict.misconception.tag == tag, (text, verdict.feedback)
 
 
@@ -139,7 +141,7 @@ def test_the_audits_denominator_and_axis_questions_are_redrawn():
         q = weight.question(seed)
         assert q.prompt != first.prompt
         m = next(m for m in q.misconceptions if m.tag == tag)
-        verdict = grade(q, answers.format_number(m.value, q.decimals))
+        verdict = check_answer(q, answers.format_number(m.value, q.decimals))
         assert not verdict.correct and m.feedback in verdict.feedback
 
 
@@ -159,7 +161,7 @@ def test_an_unfair_first_draw_is_redrawn_into_a_fair_question(template_id, seed)
     key = numeric_key(q)
     for m in q.misconceptions:
         typed = answers.format_number(m.value, q.decimals)
-        assert not grade(q, typed).correct and not key.accepts(answers.round_half_away(_exactly(m.value), q.decimals))
+        assert not check_answer(q, typed).correct and not key.accepts(answers.round_half_away(_exactly(m.value), q.decimals))
 
 
 @pytest.mark.parametrize("template", NAT, ids=[t.id for t in NAT])
@@ -168,7 +170,7 @@ def test_a_mistakes_number_gets_that_mistakes_feedback(template):
         q = template.question(seed)
         for m in q.misconceptions:
             typed = answers.format_number(m.value, q.decimals)
-            verdict = grade(q, typed)
+            verdict = check_answer(q, typed)
             assert not verdict.correct, (q.id, m.tag, typed)
             named = {verdict.misconception.tag} if verdict.misconception else set()
             named |= {x.tag for x in q.misconceptions if x.label in verdict.feedback or x.feedback in verdict.feedback}

@@ -109,7 +109,7 @@ def test_practice_syllabus_gate_from_the_command_line(tmp_path):
 
 
 def test_the_mock_report_names_each_questions_syllabus_topics():
-    from quizforge.practice.mock_report import _question_cell
+    from quizforge.tui.mock_report import _question_cell
 
     assert _question_cell("attention.weight-0001").plain.endswith("GATE DA: matrices, probability, functions")
     assert _question_cell("memory.kv_cache-0001").plain.endswith("beyond the GATE DA syllabus")

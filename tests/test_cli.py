@@ -10,12 +10,14 @@ import torch
 
 HELP_PROBE = r"""
 import sys
+import click
 from quizforge.cli import cli, main
 
-def walk(group, path):
+def walk(command, path):
     yield path
-    for name, cmd in getattr(group, "commands", {}).items():
-        yield from walk(cmd, path + [name])
+    if isinstance(command, click.Group):
+        for name in command.list_commands(None):
+            yield from walk(command.get_command(None, name), path + [name])
 
 for path in list(walk(cli, [])):
     try:
@@ -33,6 +35,16 @@ def test_help_never_imports_torch_or_sympy():
     assert result.returncode == 0, result.stderr
     assert "HEAVY none" in result.stdout
     assert int(result.stdout.split("COMMANDS ")[1].split()[0]) >= 9
+
+
+def test_help_imports_no_command_module():
+    """`quiz --help` lists the commands from the group's table: no command module is loaded."""
+    probe = ("import sys\nfrom quizforge.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print('LOADED', sorted(m for m in sys.modules if m.startswith('quizforge.cli.')))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED ['quizforge.cli.interrupts']" in result.stdout
+    assert "practice" in result.stdout and "export-history" in result.stdout
 
 
 def test_python_dash_m_runs():

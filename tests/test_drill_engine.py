@@ -16,43 +16,30 @@ from fsrs import Rating
 from rich.console import Console
 
 from quizforge.answers import format_number
-from quizforge.bank.grading import grade
+from quizforge.answers.check import check_answer
 from quizforge.practice import drill as d
-from quizforge.practice.charts import stats_view
+from quizforge.tui.charts import stats_view
 from quizforge.practice.history_export import export_history
-from quizforge.practice.reports import drill_summary_view, due_line
+from quizforge.tui.reports import drill_summary_view, due_line
 from quizforge.practice.scheduler import Planner
 from quizforge.practice.stats import compute_stats
 from quizforge.practice.store import SCHEMA_VERSION, Attempt, History, _SCHEMA
+from clock_support import SteppedClock
 
 NOW = time.mktime((2026, 11, 21, 12, 0, 0, 0, 0, -1))
 DAY = 86400.0
 
 
-class Clock:
-    def __init__(self, t: float = NOW):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 def right(question) -> str:
     text = question.correct_letters if question.kind != "NAT" else format_number(question.answer, question.decimals)
-    assert grade(question, text).correct
+    assert check_answer(question, text).correct
     return text
 
 
 def wrong(question) -> str:
     text = "123456789" if question.kind == "NAT" else next(
         c for c in "abcd" if c not in question.correct_letters)
-    assert not grade(question, text).correct
+    assert not check_answer(question, text).correct
     return text
 
 
@@ -61,7 +48,7 @@ def kinds(events) -> list[str]:
 
 
 def drill(history, clock=None, **options) -> d.Drill:
-    return d.Drill(history, d.DrillOptions(**options), clock or Clock())
+    return d.Drill(history, d.DrillOptions(**options), clock or SteppedClock(NOW))
 
 
 # --- the engine is a library -------------------------------------------------
@@ -69,7 +56,7 @@ def drill(history, clock=None, **options) -> d.Drill:
 def test_importing_the_engine_imports_no_rich_and_no_terminal():
     code = ("import sys, quizforge.practice.drill; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit', 'torch', 'sympy')"
-            " or m == 'quizforge.practice.terminal'))")
+            " or m == 'quizforge.tui.terminal'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -85,16 +72,16 @@ def test_no_templates_is_a_library_error_without_cli_flags(history):
 # --- one question, action by action -----------------------------------------------
 
 def test_a_wrong_nat_answer_then_a_right_one_is_rated_hard_and_both_tries_are_kept(history):
-    clock = Clock()
+    clock = SteppedClock(NOW)
     engine = drill(history, clock, topic="dims.d_k", count=2)
     started, shown = engine.start()
     assert isinstance(started, d.Started) and (started.topic, started.count, started.due) == ("dims.d_k", 2, 0)
     assert (shown.number, shown.count, shown.reason) == (1, 2, "new") and engine.phase == "asking"
     q = shown.question
-    clock.t += 5
+    clock.now += 5
     (again,) = engine.act(d.Answer(wrong(q)))
     assert isinstance(again, d.TryAgain) and again.feedback.startswith("Not quite") and engine.phase == "asking"
-    clock.t += 7
+    clock.now += 7
     graded, rated = engine.act(d.Answer(right(q)))
     assert graded.correct and graded.feedback == graded.verdict.feedback
     assert (rated.rating, rated.seconds) == ("Hard", 12)
@@ -177,7 +164,7 @@ def test_no_new_templates_and_nothing_due_asks_nothing_and_says_when(history):
     (nothing,) = drill(history, new_per_day=0).start()
     assert isinstance(nothing, d.NothingToAsk) and nothing.next_due_at == due_at
 
-    from quizforge.practice.drill_screen import nothing_to_ask_line
+    from quizforge.tui.drill_screen import nothing_to_ask_line
 
     line = nothing_to_ask_line(nothing, NOW)
     assert re.fullmatch(r"Nothing to ask: no reviews are due and new templates are off · next review in \d+ "
@@ -276,13 +263,13 @@ def test_a_drill_that_clears_its_reviews_ends_with_when_the_next_is_due(history)
 # --- every try in the history and its export ------------------------------------
 
 def test_export_has_every_try_of_a_nat_answered_wrong_then_right(history):
-    clock = Clock()
+    clock = SteppedClock(NOW)
     engine = drill(history, clock, topic="dims.d_k", count=1)
     _, shown = engine.start()
     q = shown.question
-    clock.t += 4
+    clock.now += 4
     engine.act(d.Answer("1"))
-    clock.t += 6
+    clock.now += 6
     engine.act(d.Answer(right(q)))
 
     out = io.StringIO(newline="")

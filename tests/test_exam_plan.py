@@ -23,16 +23,11 @@ from quizforge.practice.scheduler import FITTED, Planner, scheduler_for, templat
 from quizforge.practice.store import History
 from quizforge.errors import InputError
 from practice_helpers import quiz_env, run_quiz, strip_ansi
+from clock_support import SteppedClock
 
 START = time.mktime((2026, 12, 1, 9, 0, 0, 0, 0, -1))   # 09:00 local, the learner's practice hour
 DAY = 86400.0
 TEMPLATES = [f"sim.t{n:02d}" for n in range(30)]
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
 
 
 def _utc(at: float) -> datetime:
@@ -228,6 +223,20 @@ def test_fit_needs_py_fsrs_threshold_and_says_so(tmp_path):
         assert h.setting(FITTED) is None and h.cards() == before
 
 
+def test_fit_without_the_optimizers_dependencies_says_what_to_install(tmp_path, monkeypatch):
+    """py-fsrs defines its optimizer's constants only where pandas and torch import."""
+    from fsrs import optimizer
+
+    from quizforge.practice.fit import OptimizerMissing, fit
+
+    monkeypatch.delattr(optimizer, "max_seq_len")
+    with History(tmp_path / "history.db") as h:
+        _long_history(h, 10, 20)
+        with pytest.raises(OptimizerMissing, match=r"pip install 'fsrs\[optimizer\]'"):
+            fit(h, START + 30 * DAY)
+        assert h.setting(FITTED) is None
+
+
 def test_fit_with_enough_history_changes_the_parameters_and_the_scheduler_uses_them(tmp_path):
     with History(tmp_path / "history.db") as h:
         _long_history(h, 60, 60)
@@ -251,14 +260,6 @@ def test_fit_with_enough_history_changes_the_parameters_and_the_scheduler_uses_t
 
 # --- the drill: interleaving, named topics, the last question -----------------------
 
-class Clock:
-    def __init__(self, t: float):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def test_repeats_interleave_and_never_come_back_to_back(history):
     planner = Planner(history, ["a.one", "a.two", "a.three"], new_per_day=0)
     with history.transaction() as db:
@@ -274,7 +275,7 @@ def test_repeats_interleave_and_never_come_back_to_back(history):
 
 
 def test_a_named_topic_past_the_daily_limit_introduces_its_templates_and_says_so(history):
-    clock = Clock(START)
+    clock = SteppedClock(START)
     first = d.Drill(history, d.DrillOptions(topic="matrices", count=1, new_per_day=1), clock)
     _, shown = first.start()
     first.act(d.Skip())
@@ -338,11 +339,11 @@ def test_the_drill_itself_over_two_weeks_meets_the_target_on_exam_day(history):
     """The engine a learner drives: each morning, every question the drill plans, answered
     right in half a minute, until it would review ahead of time."""
     random.seed(3)
-    clock = Clock(START)
+    clock = SteppedClock(START)
     exam = ExamPlan(local_date(START) + timedelta(days=14))
     level = frozenset({1})
     for day in range(14):
-        clock.t = START + day * DAY
+        clock.now = START + day * DAY
         drill = d.Drill(history, d.DrillOptions(difficulty=level, count=200, new_per_day=None, exam=exam), clock)
         events = drill.start()
         if isinstance(events[-1], d.NothingToAsk):
@@ -351,7 +352,7 @@ def test_the_drill_itself_over_two_weeks_meets_the_target_on_exam_day(history):
             assert events[0].exam.left == len(drill.planner.items) and events[0].exam.pace == -(-events[0].exam.left // 12)
         shown = events[-1]
         while shown.reason != "ahead":
-            clock.t += 30
+            clock.now += 30
             drill.act(d.Answer(_right(shown.question)))
             nxt = drill.act(d.Next())
             if not isinstance(nxt[-1], d.QuestionShown):

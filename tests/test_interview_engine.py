@@ -13,30 +13,16 @@ from quizforge.practice import interview_bank as ib
 from quizforge.practice.interview import (ANSWERING, OVER, RATING, Asked, Drop, Ended, Hint, HintGiven, Interview,
                                           MovedOn, NoMoreHints, Quit, Rate, Rated, Reveal, Revealed, Skip, Skipped,
                                           UnknownTopic)
-from quizforge.practice.interview_screen import action_for
-from quizforge.practice.store import History
+from quizforge.tui.interview_screen import action_for
+from clock_support import SteppedClock
 
 T0 = 1_800_000_000.0
 SCALING, SOFTMAX = ib.chain("scaling"), ib.chain("softmax")   # the two chains filed under "softmax"
 
 
-class Clock:
-    def __init__(self):
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 @pytest.fixture
 def clock():
-    return Clock()
+    return SteppedClock(T0)
 
 
 def make(history, clock, count=10, topic="softmax") -> Interview:
@@ -199,6 +185,6 @@ def test_the_engine_imports_no_rich_and_no_terminal_reader():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    assert "quizforge.practice.terminal" not in subprocess.run(
+    assert "quizforge.tui.terminal" not in subprocess.run(
         [sys.executable, "-c", "import sys, quizforge.practice.interview; print(list(sys.modules))"],
         capture_output=True, text=True, timeout=60).stdout

@@ -9,12 +9,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.registry import all_templates, get_template
 from quizforge.bank.steps import math_number, math_numbers
-from quizforge.problemsets.lmstext import by_slot, inline_html, question_html, solution_html
+from quizforge.problemsets.lmstext import by_slot, question_html, solution_html
+from quizforge.text.html import inline_html
 from quizforge.problemsets.roster import Student
-from quizforge.problemsets.typeset import latex_to_typst
+from quizforge.text.typst import tex_to_typst
 from quizforge.problemsets.variants import Paper, Slot
 
 SEEDS = range(12)
@@ -47,7 +48,7 @@ def test_no_number_in_math_is_split_in_any_medium(template):
             for match in MATH.finditer(text):
                 tex = match.group(1) or match.group(2)
                 assert not SPACED_IN_TEX.search(tex), (q.id, tex)                       # LaTeX / MathJax source
-                typst = re.sub(r'"[^"]*"', "", latex_to_typst(tex))                     # typst spaces a bare comma too
+                typst = re.sub(r'"[^"]*"', "", tex_to_typst(tex))                     # typst spaces a bare comma too
                 assert not SPACED_IN_TEX.search(typst), (q.id, tex, typst)
             terminal = markdown_to_terminal(text)
             assert "{,}" not in terminal, (q.id, terminal)

@@ -15,10 +15,10 @@ import pytest
 from rich.console import Console
 
 from quizforge import answers
-from quizforge.bank import matrix_answers
-from quizforge.bank.grading import grade
+from quizforge.answers import matrix_questions
+from quizforge.answers.check import check_answer
 from quizforge.bank.registry import get_template, question
-from quizforge.practice.terminal import EOF
+from quizforge.tui.terminal import EOF
 from test_terminal_widths import assert_whole
 
 MATRIX_TEMPLATES = ("matrices.causal_mask", "matrices.attention_weights", "matrices.attention_output")
@@ -36,12 +36,12 @@ def rows_text(rows, sep: str = "; ") -> str:
 def check_matrix_key(q) -> None:
     """A matrix key's rules, for any seed: stored as shown, accepted as printed, no entry's range
     holding 0 unless the entry is 0, and no modelled mistake accepted as a whole."""
-    rows, cols = matrix_answers.shape_of(q.answer)
+    rows, cols = matrix_questions.shape_of(q.answer)
     assert 2 <= rows <= 16 and 2 <= cols <= 16, q.id
     assert all(len(row) == cols for row in q.answer), q.id
     for row in q.answer:
         for x in row:
-            if matrix_answers.is_minus_infinity(x):
+            if matrix_questions.is_minus_infinity(x):
                 continue
             if q.decimals is not None:
                 assert float(answers.round_half_away(x, q.decimals)) == x, (q.id, x)
@@ -51,24 +51,24 @@ def check_matrix_key(q) -> None:
                 assert x in (0, 1), (q.id, x)
     assert len(q.misconceptions) >= 4, (q.id, [m.tag for m in q.misconceptions])
     for m in q.misconceptions:
-        assert matrix_answers.shape_of(m.value) == (rows, cols), (q.id, m.tag)
-        assert matrix_answers.wrong_entries(q.answer, m.value, q.decimals), (q.id, m.tag)
+        assert matrix_questions.shape_of(m.value) == (rows, cols), (q.id, m.tag)
+        assert matrix_questions.wrong_entries(q.answer, m.value, q.decimals), (q.id, m.tag)
         if q.decimals is not None:    # nor the mistake as its maker types it, to the decimals asked
-            typed = [[x if matrix_answers.is_minus_infinity(x) else answers.round_half_away(x, q.decimals) for x in row]
+            typed = [[x if matrix_questions.is_minus_infinity(x) else answers.round_half_away(x, q.decimals) for x in row]
                      for row in m.value]
-            assert matrix_answers.wrong_entries(q.answer, typed, q.decimals), (q.id, m.tag, typed)
+            assert matrix_questions.wrong_entries(q.answer, typed, q.decimals), (q.id, m.tag, typed)
 
 
 @pytest.mark.parametrize("template_id", MATRIX_TEMPLATES)
 def test_every_mistake_is_named_when_typed_as_a_matrix(template_id):
-    """Through grade(), as `quiz check` calls it: the key as printed is right; each modelled mistake,
+    """Through check_answer(), as `quiz check` calls it: the key as printed is right; each modelled mistake,
     typed out whole, is wrong, names itself (or every mistake that gives it), and scores 0."""
     template = get_template(template_id)
     for seed in range(40):
         q = template.question(seed)
-        assert grade(q, q.answer_md).correct, q.id
+        assert check_answer(q, q.answer_md).correct, q.id
         for m in q.misconceptions:
-            verdict = grade(q, matrix_answers.matrix_text(m.value, q.decimals))
+            verdict = check_answer(q, matrix_questions.matrix_text(m.value, q.decimals))
             assert not verdict.correct and verdict.marks == 0.0, (q.id, m.tag)
             assert m.feedback in verdict.feedback and verdict.misconception is not None, (q.id, m.tag)
 
@@ -149,8 +149,8 @@ def test_an_additive_mask_takes_minus_infinity_as_people_write_it(run_quiz):
 def test_a_cached_decoding_mask_is_the_lower_triangle_shifted_right():
     q = question(CACHED)
     assert "2 new queries (the last 2 of 4 positions) attend to all 4 keys" in q.prompt and "n_q" not in q.prompt
-    assert grade(q, "1 1 1 0; 1 1 1 1").correct
-    verdict = grade(q, "1 0 0 0; 1 1 0 0")
+    assert check_answer(q, "1 1 1 0; 1 1 1 1").correct
+    verdict = check_answer(q, "1 0 0 0; 1 1 0 0")
     assert verdict.misconception.tag == "top-left-aligned" and "(1,2), (1,3)" in verdict.feedback
 
 
@@ -171,27 +171,27 @@ def test_weights_matrix_is_graded_entry_by_entry_with_the_gate_range():
     by_hand = _weights_by_hand(q)
     key = [[float(answers.round_half_away(x, 2)) for x in row] for row in by_hand]
     assert [list(row) for row in q.answer] == key
-    assert q.answer_md == matrix_answers.matrix_text(key, 2)
+    assert q.answer_md == matrix_questions.matrix_text(key, 2)
     # every entry at either end of its range (key ± 0.01) is right; one entry 0.02 off is not
     for shift in (Fraction(1, 100), Fraction(-1, 100)):
         moved = [[Fraction(str(x)) + shift for x in row] for row in key]
-        assert grade(q, rows_text([[str(x) for x in row] for row in moved])).correct
+        assert check_answer(q, rows_text([[str(x) for x in row] for row in moved])).correct
     off = [[str(x) for x in row] for row in key]
     off[1][2] = str(Fraction(off[1][2]) + Fraction(2, 100))
-    verdict = grade(q, rows_text(off))
+    verdict = check_answer(q, rows_text(off))
     assert not verdict.correct and "1 of 16 entries is wrong (row, column): (2,3)" in verdict.feedback
     # transposed, and softmax down each column: both told apart and named
     transposed = [[key[j][i] for j in range(4)] for i in range(4)]
-    assert grade(q, rows_text(transposed)).misconception.tag == "weights-transposed"
+    assert check_answer(q, rows_text(transposed)).misconception.tag == "weights-transposed"
     Q, K = ([[float(x) for x in row] for row in e.matrix] for e in q.exhibits[:2])
     scores = [[sum(a * b for a, b in zip(qi, kj)) for kj in K] for qi in Q]
     scaled = [[s / math.sqrt(len(Q[0])) for s in row] for row in scores]
     wrong_axis = [[math.exp(scaled[i][j]) / sum(math.exp(scaled[r][j]) for r in range(4)) for j in range(4)]
                   for i in range(4)]
-    verdict = grade(q, rows_text([[f"{x:.2f}" for x in row] for row in wrong_axis]))
+    verdict = check_answer(q, rows_text([[f"{x:.2f}" for x in row] for row in wrong_axis]))
     assert verdict.misconception.tag == "softmax-wrong-axis" and "over the keys" in verdict.feedback
     unscaled = [[math.exp(x) / sum(math.exp(t) for t in row) for x in row] for row in scores]
-    assert grade(q, rows_text([[f"{x:.2f}" for x in row] for row in unscaled])).misconception.tag == "no-sqrt-dk"
+    assert check_answer(q, rows_text([[f"{x:.2f}" for x in row] for row in unscaled])).misconception.tag == "no-sqrt-dk"
 
 
 def test_output_matrix_is_the_weights_times_v():
@@ -205,7 +205,7 @@ def test_output_matrix_is_the_weights_times_v():
         e = [math.exp(x - max(s)) for x in s]
         out.append([sum(e[j] / sum(e) * V[j][c] for j in range(i + 1)) for c in range(len(V[0]))])
     assert [list(row) for row in q.answer] == [[float(answers.round_half_away(x, 2)) for x in row] for row in out]
-    assert grade(q, rows_text([[f"{x:.4f}" for x in row] for row in out], "\n")).correct
+    assert check_answer(q, rows_text([[f"{x:.4f}" for x in row] for row in out], "\n")).correct
 
 
 def test_json_and_markdown_carry_the_shape_and_the_key(run_quiz):
@@ -243,14 +243,14 @@ class Typist:
 def _entries(q) -> list[str]:
     """Every number the learner works from or is told: the exhibits and the key's entries."""
     pieces = [x for e in q.exhibits for row in e.matrix for x in row]
-    return pieces + [matrix_answers.entry_text(x, q.decimals) for row in q.answer for x in row]
+    return pieces + [matrix_questions.entry_text(x, q.decimals) for row in q.answer for x in row]
 
 
 @pytest.mark.parametrize("width", (40, 120))
 def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path, width, monkeypatch):
     from quizforge.practice import drill as engine
     from quizforge.practice import scheduler
-    from quizforge.practice.drill_screen import DrillScreen
+    from quizforge.tui.drill_screen import DrillScreen
     from quizforge.practice.store import History
 
     # The transpose is wrong at (1, 2) only where the weights a₁₂ and a₂₁ differ: about 1 draw in 55
@@ -266,14 +266,14 @@ def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path,
         if prompt.startswith("Enter next"):
             return "e" if not seen_solution else "q"
         step = len([p for p in typist.prompts if p == "answer › "])
-        key = [[matrix_answers.entry_text(x, q.decimals) for x in row] for row in q.answer]
+        key = [[matrix_questions.entry_text(x, q.decimals) for x in row] for row in q.answer]
         if step == 1:
             return "1 2 3 4 5; 6 7 8 9 10"         # no matrix here is 2×5: refused, not a try
         if step == 2:                                 # the transpose, typed one row per line
             rows = [" ".join(col) for col in zip(*key)]
             lines.extend(rows[1:])
             return rows[0]
-        return matrix_answers.matrix_text(q.answer, q.decimals)
+        return matrix_questions.matrix_text(q.answer, q.decimals)
 
     seen_solution = False
     with History(tmp_path / "history.db") as history:
@@ -305,8 +305,8 @@ def test_drill_takes_rows_one_per_line_names_wrong_entries_then_grades(tmp_path,
 
 @pytest.mark.parametrize("width", (40, 120))
 def test_mock_takes_matrix_answers_and_its_report_shows_them_whole(tmp_path, width):
-    from quizforge.practice.mock_report import mock_report_view
-    from quizforge.practice.mock_screen import MockExam
+    from quizforge.tui.mock_report import mock_report_view
+    from quizforge.tui.mock_screen import MockExam
     from quizforge.practice.store import History, MockState
 
     paper = [MASK, OUTPUT]
@@ -378,7 +378,7 @@ def _ranges(q) -> dict[str, tuple[str, str]]:
     out = {}
     for r, row in enumerate(q.answer, 1):
         for c, x in enumerate(row, 1):
-            if matrix_answers.is_minus_infinity(x):
+            if matrix_questions.is_minus_infinity(x):
                 out[f"r{r}c{c}"] = ("-inf", "-inf")
             elif q.decimals:
                 step = Fraction(1, 10**q.decimals)
@@ -413,7 +413,7 @@ def test_pdf_papers_have_a_box_per_entry_and_keys_print_the_matrix(matrix_set):
         assert q.id in key_text
         for row in q.answer:
             for x in row:
-                assert ("−∞" if matrix_answers.is_minus_infinity(x) else matrix_answers.entry_text(x, q.decimals)) \
+                assert ("−∞" if matrix_questions.is_minus_infinity(x) else matrix_questions.entry_text(x, q.decimals)) \
                     in key_text, (q.id, x)
 
 
@@ -493,7 +493,7 @@ def test_no_moodle_or_qti_field_shows_the_matrix_answer_by_its_width_or_type(tmp
     for template_id in MATRIX_TEMPLATES:
         template = get_template(template_id)
         questions = [template.question(seed) for seed in range(60)]
-        additive += sum(matrix_answers.uses_minus_infinity(q) for q in questions)
+        additive += sum(q.uses_minus_infinity for q in questions)
         papers = [Paper(Student(f"S{n}", ""), (q,)) for n, q in enumerate(questions)]
         (group,) = by_slot([Slot(1, "s", template_id)], papers)
         root = ET.fromstring(moodle_xml("t", [group]))
@@ -611,10 +611,10 @@ def test_the_readme_sentences_on_matrix_answers_hold():
     forms = re.findall(r"`([^`]+)`", sentence)
     assert forms == ["[[1,0],[1,1]]", "1 0; 1 1", 'quiz check ID "1 0" "1 1"', "-inf", "−∞"]
     q = question("matrices.attention_weights-0003")        # a 2×2 key: [[0.50, 0.50], [0.95, 0.05]]
-    verdicts = [grade(q, text) for text in (forms[0], forms[1], "1 0\n1 1")]
+    verdicts = [check_answer(q, text) for text in (forms[0], forms[1], "1 0\n1 1")]
     assert {v.given for v in verdicts} == {"[[1, 0], [1, 1]]"}
     assert all(v.feedback == verdicts[0].feedback and "(2,1) and (2,2)" in v.feedback for v in verdicts)
-    assert grade(q, "[[0.5, 0.5], [0.95, 0.05]]").correct
+    assert check_answer(q, "[[0.5, 0.5], [0.95, 0.05]]").correct
 
 
 def test_set_grade_marks_matrix_answers_and_a_misshapen_one_wrong(run_quiz, matrix_set, tmp_path):
@@ -625,9 +625,9 @@ def test_set_grade_marks_matrix_answers_and_a_misshapen_one_wrong(run_quiz, matr
     mistake = s2[0].misconceptions[0]
     rows = [("student", "question", "answer")]
     rows += [("S1", n, q.answer_md) for n, q in enumerate(s1, 1)]                  # all right
-    rows += [("S2", 1, matrix_answers.matrix_text(mistake.value, s2[0].decimals)),  # a modelled mistake
+    rows += [("S2", 1, matrix_questions.matrix_text(mistake.value, s2[0].decimals)),  # a modelled mistake
              ("S2", 2, "1 2; 3 4; 5 6; 7 8; 9 10; 11 12; 13 14; 15 16; 17 18"),   # no key here is 9×2
-             ("S2", 3, "\n".join(" ".join(matrix_answers.entry_text(x, s2[2].decimals) for x in row)
+             ("S2", 3, "\n".join(" ".join(matrix_questions.entry_text(x, s2[2].decimals) for x in row)
                                  for row in s2[2].answer))]                        # right, a row per line
     with (tmp_path / "responses.csv").open("w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows(rows)
@@ -637,7 +637,7 @@ def test_set_grade_marks_matrix_answers_and_a_misshapen_one_wrong(run_quiz, matr
     assert float(book["S1"]["total"]) == float(book["S1"]["max"]) == sum(q.marks for q in s1)
     assert float(book["S2"]["total"]) == s2[2].marks                                 # all or nothing per matrix
     assert list(csv.DictReader((tmp_path / "g" / "rejects.csv").open(encoding="utf-8"))) == []
-    n, m = matrix_answers.shape_of(s2[1].answer)
+    n, m = matrix_questions.shape_of(s2[1].answer)
     feedback = (tmp_path / "g" / "feedback" / "S2.md").read_text("utf-8")
     assert f"a 9×2 matrix where a {n}×{m} matrix" in feedback   # a wrong answer on a paper, not a reject
     assert mistake.feedback in feedback and "(row, column)" in feedback
@@ -653,10 +653,10 @@ def test_explain_ends_with_the_key_as_a_matrix_whole_at_any_width(run_quiz, monk
     shown = out[out.rindex("\nAnswer\n"):]                 # the key, after the worked solution
     grid = shown[:shown.index("accepted:")]
     rows = [line.split() for line in grid.splitlines()[2:] if line.strip()]
-    wanted = [[matrix_answers.entry_text(x, q.decimals) for x in row] for row in q.answer]
+    wanted = [[matrix_questions.entry_text(x, q.decimals) for x in row] for row in q.answer]
     flat = [x for row in rows for x in row]
     assert flat == [x for row in wanted for x in row], shown   # every entry, whole, in order
-    assert f"accepted: {matrix_answers.accepted_text(q)}" in " ".join(shown.split())
+    assert f"accepted: {matrix_questions.accepted_text(q)}" in " ".join(shown.split())
     assert max(len(line) for line in out.splitlines()) <= width
 
 
@@ -670,7 +670,7 @@ def test_a_drill_row_prompt_takes_commands_cancels_on_an_empty_row_and_names_a_b
     with Piped(tmp_path, "--topic", "matrices.causal_mask", "--count", "1") as quiz:
         quiz.expect("answer ›", timeout=90)
         q = question(quiz.current)
-        rows = [" ".join(matrix_answers.entry_text(x, q.decimals) for x in row) for row in q.answer]
+        rows = [" ".join(matrix_questions.entry_text(x, q.decimals) for x in row) for row in q.answer]
         n = len(rows)
         quiz.send(rows[0])
         quiz.expect(f"row 2 of {n} ›")
@@ -701,7 +701,7 @@ def test_a_drill_row_prompt_takes_commands_cancels_on_an_empty_row_and_names_a_b
 def test_a_mock_row_prompt_takes_every_command(tmp_path, width):
     """`q` typed at "row 2 of 4" pauses the mock (issue 34 saw it taken as a row); `l` shows the
     palette; an empty row cancels without saving a short matrix."""
-    from quizforge.practice.mock_screen import MockExam
+    from quizforge.tui.mock_screen import MockExam
     from quizforge.practice.store import History, MockState
 
     script = ["1 0 0 0", "l",            # the palette, from row 2

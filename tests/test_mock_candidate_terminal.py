@@ -10,7 +10,7 @@ from rich.console import Console
 
 from practice_helpers import ScriptedLines
 from quizforge.bank.registry import question
-from quizforge.practice.mock_screen import MockExam
+from quizforge.tui.mock_screen import MockExam
 from quizforge.practice.store import History, MockState
 
 GIVEAWAY = "attention.softmax_axis_bug-0000"   # titled "Code reading: softmax over the wrong axis"
@@ -82,12 +82,12 @@ def test_the_name_reaches_the_browser_mock_from_the_option_or_the_environment(mo
     from click.testing import CliRunner
 
     import quizforge.cli
-    import quizforge.cli.practice  # noqa: F401  (registers `practice`)
+    import quizforge.cli.interrupts
     import quizforge.web.launch
 
     given = []
     monkeypatch.setattr(quizforge.web.launch, "browser_practice", lambda **kw: given.append(kw["name"]) or 0)
-    monkeypatch.setattr(quizforge.cli, "stop_cleanly_on_sigterm", lambda: None)
+    monkeypatch.setattr(quizforge.cli.interrupts, "stop_cleanly_on_sigterm", lambda: None)
     monkeypatch.delenv("QUIZFORGE_NAME", raising=False)
     runner = CliRunner()
     for args, env in [([], {}), (["--name", "Asha Rao"], {}), ([], {"QUIZFORGE_NAME": "Ravi"}),

@@ -17,25 +17,9 @@ from quizforge.practice.mock import (
     NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
     paused_mock)
 from quizforge.practice.store import History, MockState
+from clock_support import SteppedClock
 
 START = 1_800_000_000.0
-
-
-class FakeClock:
-    def __init__(self, now: float = START):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
 
 
 MCQ = next(question(f"dims.shapes-{s:04x}") for s in range(10))
@@ -57,7 +41,7 @@ def saved(history: History, state: MockState) -> MockState:
 
 @pytest.fixture
 def engine(history):
-    clock = FakeClock()
+    clock = SteppedClock(START)
     eng = MockEngine(history, new_state(history), clock)
     yield eng
     eng.close()
@@ -66,7 +50,7 @@ def engine(history):
 def test_importing_the_engine_imports_no_rich_and_no_terminal_reader():
     code = ("import sys, quizforge.practice.mock; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit') "
-            "or m == 'quizforge.practice.terminal']; print(bad)")
+            "or m == 'quizforge.tui.terminal']; print(bad)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -178,7 +162,7 @@ def test_time_up_hands_the_paper_in_and_ignores_a_late_action(engine, history):
 
 
 def test_pause_then_resume_keeps_answers_marks_and_clock(history):
-    clock = FakeClock()
+    clock = SteppedClock(START)
     state = new_state(history)
     first = MockEngine(history, state, clock)
     first.start()
@@ -203,7 +187,7 @@ def test_pause_then_resume_keeps_answers_marks_and_clock(history):
 
 
 def test_resume_by_number_and_a_bad_number_names_the_paused_mocks(history):
-    clock = FakeClock()
+    clock = SteppedClock(START)
     first, second = new_state(history), new_state(history)
     for state in (first, second):
         engine = MockEngine(history, state, clock)
@@ -233,9 +217,9 @@ def test_the_screen_header_and_toolbar_read_one_clock(history):
     """Resumed: the header's time left and the first status line agree, though the question took a while."""
     from rich.console import Console
 
-    from quizforge.practice.mock_screen import run_mock
+    from quizforge.tui.mock_screen import run_mock
 
-    clock = FakeClock()
+    clock = SteppedClock(START)
     state = new_state(history)
     state.elapsed = 295.0
     history.save_mock(state)

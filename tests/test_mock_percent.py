@@ -10,12 +10,12 @@ from fractions import Fraction
 from click.testing import CliRunner
 from rich.console import Console
 
-import quizforge.cli.stats  # noqa: F401  (registers `stats`)
 from practice_helpers import right_answer, wrong_answer
 from quizforge.cli import cli
 from quizforge.practice.mock import Answer, Confirm, Goto, MockEngine, Submit
 from quizforge.practice.mock_percent import exact_percent, exact_score, mock_percent, one_place
-from quizforge.practice.mock_report import comparison, mock_report_view
+from quizforge.practice.mock_percent import comparison
+from quizforge.tui.mock_report import mock_report_view
 from quizforge.practice.store import History, MockState
 
 MCQ_ONE = "dims.shapes-0000"      # 1 mark

@@ -7,7 +7,7 @@ import re
 import pytest
 from rich.console import Console
 
-from quizforge.practice.mock_report import mock_report_view
+from quizforge.tui.mock_report import mock_report_view
 from quizforge.practice.timefmt import clock_text
 
 WIDTHS = (40, 60, 80)

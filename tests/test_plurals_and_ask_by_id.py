@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 
 from practice_helpers import run_quiz as run_quiz_process
-from quizforge.practice.mock_report import mock_report_view
+from quizforge.tui.mock_report import mock_report_view
 
 
 def test_the_drill_and_mock_headers_say_1_question(tmp_path):

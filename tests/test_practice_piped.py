@@ -321,7 +321,7 @@ def test_mock_takes_a_bare_c_as_the_answer_c(tmp_path):
 
     from rich.console import Console
 
-    from quizforge.practice.mock_screen import MockExam
+    from quizforge.tui.mock_screen import MockExam
     from quizforge.practice.store import MockState
 
     qid = "softmax.masked_positions-922c"

@@ -19,12 +19,6 @@ NOW = time.mktime((2026, 11, 21, 12, 0, 0, 0, 0, -1))
 DAY = 86400.0
 
 
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 # --- grading result → FSRS rating --------------------------------------------
 
 @pytest.mark.parametrize("correct, tries, hints, seconds, marks, expected", [

@@ -14,7 +14,8 @@ import pytest
 
 from quizforge.bank import registry
 from quizforge.bank.registry import question as regenerate
-from quizforge.bank.grading import grade, numeric_key
+from quizforge.answers.check import check_answer
+from quizforge.answers.question_keys import numeric_key
 
 # Matrix answers have a range per entry: tests/test_matrix_questions.py checks those ends.
 NAT_TEMPLATES = [t for t in registry.all_templates() if t.kind == "NAT" and not t.question(0).is_matrix]
@@ -38,19 +39,19 @@ def test_the_printed_range_ends_are_exactly_what_is_accepted(template):
         printed = key.range_text()
         ends = printed.split(" to ") if " to " in printed else [printed, printed]
         for end in ends:
-            assert grade(q, end).correct, (q.id, printed, end)
+            assert check_answer(q, end).correct, (q.id, printed, end)
         low, high = (key.parse(end) for end in ends)
         below, above = _just_outside(Fraction(low), Fraction(high))
         for outside in (below, above):
             text = _decimal_text(outside)
-            assert not grade(q, text).correct, (q.id, printed, text)
+            assert not check_answer(q, text).correct, (q.id, printed, text)
 
 
 def test_a_one_percent_range_around_a_float_key_is_read_as_its_decimals():
     q = registry.question("flops.training-a477")
     assert numeric_key(q).range_text() == "1.0395e24 to 1.0605e24"
-    assert grade(q, "1.0395e24").correct and grade(q, "1.0605e24").correct
-    assert not grade(q, "1.03949e24").correct and not grade(q, "1.06051e24").correct
+    assert check_answer(q, "1.0395e24").correct and check_answer(q, "1.0605e24").correct
+    assert not check_answer(q, "1.03949e24").correct and not check_answer(q, "1.06051e24").correct
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,7 +78,7 @@ def test_keys_csv_keeps_negative_numbers_numeric_and_guards_only_formulas(run_qu
     for r in nat:
         float(r["key"]), float(r["low"]), float(r["high"])         # numbers, not text
         q = regenerate(r["question_id"])
-        assert grade(q, r["low"]).correct and grade(q, r["high"]).correct
+        assert check_answer(q, r["low"]).correct and check_answer(q, r["high"]).correct
         assert f"{r['low']} to {r['high']}" == r["accepted"].removeprefix("'").replace(",", "")
     for r in negative:   # written bare: a spreadsheet reads a number
         assert f",NAT,{r['key']},'{r['low']} to {r['high']},{r['low']},{r['high']}," in text

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from quizforge.bank.registry import question as regenerate
-from quizforge.problemsets.lmstext import inline_html, to_html
+from quizforge.text.html import inline_html, to_html
 from quizforge.problemsets.make import make_set
 
 REPO = Path(__file__).resolve().parent.parent

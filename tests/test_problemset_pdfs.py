@@ -212,7 +212,7 @@ def test_options_have_bubbles_and_numbers_an_answer_box(made):
 
 
 def test_the_key_carries_the_question_its_options_and_why(made):
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     def plain(markdown: str) -> str:
         return " ".join(markdown_to_terminal(markdown).replace("*", "").replace("`", "").split())
@@ -270,8 +270,9 @@ def test_every_template_stays_inside_the_margins(tmp_path):
 
 
 def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
-    """A TeX command the converter does not know (\\dfrac), unbalanced braces and a lone backslash:
-    the paper is still typeset, through the helpers `set make` uses, with those formulas as text."""
+    """A TeX command the table does not know (\\hbar), unbalanced braces and a lone backslash:
+    the paper is still typeset, through the helpers `set make` uses, with those formulas as text;
+    \\dfrac, once such a command, is typeset as the fraction it is."""
     import dataclasses
 
     pdfium = pytest.importorskip("pypdfium2")
@@ -287,7 +288,7 @@ def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
     spec = load_spec(spec_path)
     slots = plan(spec)
     real = question("attention.score-0001")
-    odd = dataclasses.replace(real, prompt=real.prompt + r" Half is $\dfrac{1}{2}$, then ${a$ and $x \\$ end.")
+    odd = dataclasses.replace(real, prompt=real.prompt + r" Half is $\dfrac{1}{2}$, then ${a$ and $x \\$ and $\hbar$ end.")
     out = tmp_path / "out"
     (out / "papers").mkdir(parents=True)
     (out / "keys").mkdir()
@@ -297,7 +298,7 @@ def test_a_formula_the_converter_cannot_take_prints_as_plain_text(tmp_path):
     typesetting.wait()
     text = " ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(out / "papers" / "S1.pdf")))
     text = " ".join(text.split())
-    assert "Half is 1/2, then a and x" in text and "end." in text   # each formula as the terminal writes it
+    assert "Half is 1/2" not in text and "then a and x" in text and "hbar end." in text   # as the terminal writes them
     assert text.count("Fallback") >= 1 and "Asha" in text
 
 

@@ -5,7 +5,9 @@ the options say."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -47,10 +49,12 @@ def european(tmp_path_factory):
     (tmp / "spec.toml").write_text(SPEC, "utf-8")
     roster = "id;name;email\r\n" + "".join(f"{sid};{name};{sid}@uni.example\r\n" for sid, name in NAMES.items())
     (tmp / "roster.csv").write_bytes(roster.encode("cp1252"))
-    with pytest.raises(SystemExit) as exit_:
+    said = io.StringIO()
+    with pytest.raises(SystemExit) as exit_, contextlib.redirect_stdout(said):
         main(["set", "make", str(tmp / "spec.toml"), "--roster", str(tmp / "roster.csv"), "--no-pdf",
               "-o", str(tmp / "set")])
     assert exit_.value.code == 0
+    (tmp / "said.txt").write_text(said.getvalue(), "utf-8")
     return tmp / "set"
 
 
@@ -78,6 +82,11 @@ def _rejects(out: Path) -> list[dict]:
 def test_a_european_roster_is_read_with_its_names(european):
     record = json.loads((european / "set.json").read_text("utf-8"))
     assert {s["id"]: s["name"] for s in record["students"]} == NAMES
+
+
+def test_set_make_says_how_it_read_the_roster(european):
+    said = (european.parent / "said.txt").read_text("utf-8")
+    assert "Read roster.csv: semicolon-separated, cp1252\n" in said   # a roster holds no decimal numbers
 
 
 def test_decimal_commas_in_a_semicolon_file_are_read_and_said(run_quiz, european, tmp_path):
@@ -122,7 +131,7 @@ def test_roll_numbers_differing_only_in_case_are_refused_at_set_make(run_quiz, t
 
 
 def test_a_transposed_matrix_is_a_wrong_answer_named_as_transposed(run_quiz, european, tmp_path):
-    from quizforge.bank.matrix_answers import matrix_text
+    from quizforge.answers.matrix_questions import matrix_text
 
     papers = _papers(european)
     q = papers["21CS001"][0]
@@ -187,7 +196,7 @@ def test_a_bad_grade_override_is_one_line(run_quiz, european, tmp_path, text, me
 
 def test_stats_and_feedback_say_what_the_options_say(run_quiz, european, tmp_path):
     """The commonest mistake is named by the option's text, with the count "options chosen" gives it."""
-    from quizforge.bank.mathtext import markdown_to_plain
+    from quizforge.text.terminal import markdown_to_plain
     from quizforge.bank.question import LETTERS
 
     papers = _papers(european)

@@ -240,13 +240,13 @@ def test_papers_and_keys_are_typeset_as_pdf(made, run_quiz, tmp_path):
 
 
 def test_latex_math_becomes_typst_math():
-    from quizforge.problemsets.typeset import latex_to_typst
+    from quizforge.text.typst import tex_to_typst
 
-    assert latex_to_typst(r"\frac{QK^\top}{\sqrt{d_k}}") == "frac(Q K^(top), sqrt(d_(k)))"
-    assert latex_to_typst(r"\operatorname{softmax}(x) \cdot 2") == 'op("softmax")(x) dot.c 2'
-    assert latex_to_typst(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}") == 'mat(delim: "[", 1, 2; 3, 4)'
-    assert latex_to_typst(r"a_{j1}") == "a_(j 1)"
-    assert latex_to_typst(r"QK^\top/\sqrt{d_k}") == r"Q K^(top)\/ sqrt(d_(k))"  # a slash, not a fraction
+    assert tex_to_typst(r"\frac{QK^\top}{\sqrt{d_k}}") == "frac(Q K^(top), sqrt(d_(k)))"
+    assert tex_to_typst(r"\operatorname{softmax}(x) \cdot 2") == 'op("softmax")(x) dot.c 2'
+    assert tex_to_typst(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}") == 'mat(delim: "[", 1, 2; 3, 4)'
+    assert tex_to_typst(r"a_{j1}") == "a_(j 1)"
+    assert tex_to_typst(r"QK^\top/\sqrt{d_k}") == r"Q K^(top)\/ sqrt(d_(k))"  # a slash, not a fraction
 
 
 def test_every_template_typesets_without_falling_back():
@@ -257,7 +257,7 @@ def test_every_template_typesets_without_falling_back():
 
     import re
 
-    from quizforge.problemsets.typeset import latex_to_typst
+    from quizforge.text.typst import tex_to_typst
 
     math = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
     for template in all_templates():
@@ -269,7 +269,7 @@ def test_every_template_typesets_without_falling_back():
             texts = [q.prompt, q.answer_md, *(o.md for o in q.options), *(o.why for o in q.options),
                      *(s.title for s in q.solution), *(s.md for s in q.solution)]
             for match in (m for text in texts for m in math.finditer(text)):
-                latex_to_typst(match.group(1) or match.group(2))
+                tex_to_typst(match.group(1) or match.group(2))
 
 
 def test_a_code_listing_keeps_its_lines_on_the_paper(tmp_path):
@@ -290,7 +290,8 @@ def test_a_code_listing_keeps_its_lines_on_the_paper(tmp_path):
 def test_inline_code_with_quotes_and_backslashes_is_kept_exactly():
     import typst
 
-    from quizforge.problemsets.typeset import PREAMBLE, markdown_to_typst
+    from quizforge.problemsets.typeset import PREAMBLE
+    from quizforge.text.typst import markdown_to_typst
 
     source = markdown_to_typst('Call `f("a\\b")` here.')
     assert '#raw("f(\\"a\\\\b\\")")' in source
@@ -309,14 +310,14 @@ def test_attention_weights_are_drawn_as_a_heatmap_in_the_key():
 def test_math_typst_refuses_is_set_as_plain_text_in_that_share(tmp_path, monkeypatch):
     from pypdf import PdfReader
 
-    from quizforge.problemsets import typeset
+    from quizforge.text import typst
 
-    monkeypatch.setattr(typeset, "latex_to_typst", lambda latex: "#)")   # no formula compiles
-    typeset._markdown.cache_clear()
+    monkeypatch.setattr(typst, "tex_to_typst", lambda latex: "#)")   # no formula compiles
+    typst.markdown_to_typst.cache_clear()
     try:
         make_set(EXAMPLE, tmp_path / "set", variants=5)
     finally:
-        typeset._markdown.cache_clear()
+        typst.markdown_to_typst.cache_clear()
     pdfs = sorted((tmp_path / "set" / "papers").glob("*.pdf"))
     assert [p.stem for p in pdfs] == ["V1", "V2", "V3", "V4", "V5"]
     assert "Roll number: V3" in PdfReader(pdfs[2]).pages[0].extract_text()

@@ -58,7 +58,7 @@ def _render(renderable, width: int = 100) -> str:
 
 
 def test_stats_shows_topic_titles_as_json_does(tmp_path):
-    from quizforge.practice.charts import stats_view
+    from quizforge.tui.charts import stats_view
     from quizforge.practice.stats import compute_stats
     from quizforge.practice.store import Attempt, History
 
@@ -78,7 +78,7 @@ def test_stats_shows_topic_titles_as_json_does(tmp_path):
 
 
 def test_mock_report_lists_titles_with_the_id_beside():
-    from quizforge.practice.mock_report import mock_report_view
+    from quizforge.tui.mock_report import mock_report_view
 
     items = [{"id": "dims.d_k-0001", "topic": "dims", "kind": "NAT", "marks": 1, "answer": "64", "key": "64",
               "correct": True, "earned": 1.0, "seconds": 10.0},

@@ -14,9 +14,9 @@ from datetime import date, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-import quizforge.cli.stats as stats_cli  # registers `stats` and `export-history` on the group
+import quizforge.cli.stats as stats_cli  # its clock is pinned below
 from quizforge.cli import cli
-from quizforge.practice.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
+from quizforge.tui.charts import EMPTY_MESSAGE, bar, sparkline, stats_view
 from quizforge.practice.history_export import CSV_COLUMNS, export_history
 from quizforge.practice.paths import history_path
 from quizforge.practice.stats import compute_stats
@@ -43,13 +43,6 @@ def attempt(topic: str = "params", outcome: str = "correct", template: str | Non
     kind = kw.pop("kind", "NAT")
     return Attempt(question_id=f"{template or topic + '.q'}-0001", template=template or f"{topic}.q", topic=topic,
                    kind=kind, outcome=outcome, marks=kw.pop("marks", 1), **kw)
-
-
-@pytest.fixture
-def history(tmp_path):
-    h = History(tmp_path / "history.db")
-    yield h
-    h.close()
 
 
 def record(h: History, when: float, *attempts: Attempt, mode: str = "drill") -> int:
@@ -479,7 +472,6 @@ def test_commands_do_not_import_torch_numpy_or_sympy(data_dir, tmp_path):
     script = f"""
 import sys
 from click.testing import CliRunner
-import quizforge.cli.stats
 from quizforge.cli import cli
 for args in (["stats"], ["stats", "--json"], ["export-history", "--format", "csv"],
              ["export-history", "--format", "json", "--output", {str(tmp_path / "h.json")!r}]):

@@ -125,7 +125,7 @@ def test_stats_shows_every_name_date_and_number_whole(run_quiz, monkeypatch, sta
 
 
 def test_wrap_status_breaks_only_between_items():
-    from quizforge.practice.terminal import wrap_status
+    from quizforge.tui.terminal import wrap_status
 
     status = "⏱ 4:55 left  ·  question 1 of 3  ·  answered 0  ·  marked 0"
     assert wrap_status(status, 38).splitlines() == [" ⏱ 4:55 left  ·  question 1 of 3 ", " answered 0  ·  marked 0 "]
@@ -180,7 +180,7 @@ def test_mock_report_never_splits_a_key_or_an_answer(width):
     from rich.console import Console
     from test_mock_report_widths import ITEMS, RESULT
 
-    from quizforge.practice.mock_report import mock_report_view
+    from quizforge.tui.mock_report import mock_report_view
 
     items = ITEMS + [{"id": "flops.layer-0001", "topic": "flops", "kind": "NAT", "marks": 2, "answer": "1.37e11",
                       "key": "137,438,953,472 FLOPs", "correct": True, "earned": 2.0, "seconds": 5.0}]

@@ -27,6 +27,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from practice_helpers import expected_marks, quiz_cmd, quiz_env, right_answer, wrong_answer
 from practice_helpers import run_quiz as run_quiz_process  # noqa: E402
 from signal_support import sigint_as_usual  # noqa: E402
+from clock_support import SteppedClock  # noqa: E402
 from quizforge.bank.registry import question  # noqa: E402
 from quizforge.practice.mock import MockEngine, new_mock  # noqa: E402
 from quizforge.practice.store import History, MockState  # noqa: E402
@@ -46,22 +47,8 @@ NAT2 = question("norms.layernorm-0001")
 PAPER = [MCQ.id, NAT.id, MSQ.id, NAT2.id]
 
 
-class FakeClock:
-    def __init__(self):
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def history(tmp_path):
-    with History(tmp_path / "history.db") as h:
-        yield h
-
-
 def sitting_for(history: History, paper=PAPER, minutes: float = 10, clock=None) -> WebSitting:
-    clock = clock or FakeClock()
+    clock = clock or SteppedClock(START)
     session = history.start_session("mock", {}, START)
     state = MockState(session, "gate", list(paper), minutes)
     history.create_mock(state)
@@ -613,7 +600,7 @@ def test_every_button_is_saved_at_once_so_kill_9_loses_nothing(tmp_path):
 
 def test_attention_weights_are_a_heatmap_and_other_matrices_plain_tables():
     from quizforge.bank.steps import matrix
-    from quizforge.web.question_html import matrix_html
+    from quizforge.text.html import matrix_html
 
     weights = matrix("Weights softmax(·)", [["0.2500", "0.7500"], ["1.0000", "0.0000"]], row_labels=["q1", "q2"],
                      col_labels=["k1", "k2"])
@@ -715,7 +702,7 @@ def test_a_matrix_answer_is_a_table_in_the_question_paper_and_the_report(history
 
 
 def test_no_key_of_a_matrix_question_reaches_the_page_before_submission(history):
-    from quizforge.bank.matrix_answers import matrix_text
+    from quizforge.answers.matrix_questions import matrix_text
     from quizforge.web.question_html import answer_table, key_cells
 
     sitting = sitting_for(history, paper=[MASK_ADDITIVE.id, MASK_BINARY.id, MCQ.id])

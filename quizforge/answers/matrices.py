@@ -23,9 +23,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-from quizforge.answers.grammar import AnswerError, Number
-from quizforge.answers.keys import Checked, key_number
-from quizforge.answers.rounding import as_fraction
 from quizforge.errors import InputError
 
 MAX_ROWS = 16
@@ -289,45 +286,3 @@ def format_matrix(rows: Sequence[Sequence[Fraction]]) -> str:
     """Inverse of parse_matrix for the nested-list form: [[1, 0.5], [1/3, -2]]."""
     return "[" + ", ".join("[" + ", ".join(format_fraction(x) for x in row) + "]" for row in rows) + "]"
 
-
-# ---- matrix answers and keys -----------------------------------------------------------------
-
-AnswerMatrix = tuple[tuple[Fraction, ...], ...]   # a matrix answer, rows as tuples
-
-def parse_matrix_answer(text: str) -> AnswerMatrix:
-    """A matrix answer ('[[1,0],[0,1]]' or '1 0; 0 1') as a tuple of row tuples of Fractions,
-    read by quizforge.answers.matrices.parse_matrix; its InputError becomes an AnswerError."""
-    try:
-        rows = parse_matrix(text, "matrix")
-    except AnswerError:
-        raise
-    except InputError as e:
-        raise AnswerError(str(e)) from None
-    return tuple(tuple(row) for row in rows)
-
-
-@dataclass(frozen=True)
-class MatrixKey:
-    """The key of a matrix answer: same shape, every entry within `tol` (0: exact)."""
-
-    value: AnswerMatrix
-    tol: Fraction = Fraction(0)
-
-    def __post_init__(self) -> None:
-        rows = tuple(tuple(Fraction(key_number(x, "entry")) for x in row) for row in self.value)
-        check_shape(rows, "key")
-        object.__setattr__(self, "value", rows)
-        object.__setattr__(self, "tol", Fraction(key_number(self.tol, "tol")))
-        if self.tol < 0:
-            raise ValueError("tol must be ≥ 0")
-
-    def accepts(self, rows: Sequence[Sequence[Number]]) -> bool:
-        if len(rows) != len(self.value) or any(len(r) != len(k) for r, k in zip(rows, self.value)):
-            return False
-        return all(abs(as_fraction(x) - y) <= self.tol for r, k in zip(rows, self.value) for x, y in zip(r, k))
-
-
-def check_matrix(key: MatrixKey, text: str) -> Checked:
-    """Parse a matrix answer and check it; a wrong shape is a wrong answer, not an error."""
-    rows = parse_matrix_answer(text)
-    return Checked(rows, key.accepts(rows))

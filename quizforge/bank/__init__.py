@@ -2,5 +2,5 @@
 
 A question is a pure function of (template, seed); its ID, e.g. `params.mha-7f3a`,
 is enough to regenerate it anywhere. See `registry` for lookup, `template` for
-how a template becomes a question, and `grading` for checking answers.
+how a template becomes a question; answers are checked by `quizforge.answers.check`.
 """

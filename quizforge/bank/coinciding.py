@@ -6,7 +6,7 @@ mistake was made; the feedback names every one that matches instead of guessing.
 
 from __future__ import annotations
 
-from quizforge.bank.grading import values_match
+from quizforge.answers.question_keys import values_match
 from quizforge.bank.question import Misconception
 
 

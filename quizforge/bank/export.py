@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizforge.bank import matrix_answers
-from quizforge.bank.mathtext import markdown_to_plain, markdown_to_terminal
+from quizforge.answers import matrix_questions
+from quizforge.text.matrix import tex_matrix
+from quizforge.text.terminal import markdown_to_plain, markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 
 
@@ -25,10 +26,10 @@ def accepted_text(question: Question) -> str:
     if question.kind != "NAT":
         return question.correct_letters
     if question.is_matrix:
-        from quizforge.bank.matrix_answers import accepted_text as matrix_accepted
+        from quizforge.answers.matrix_questions import accepted_text as matrix_accepted
 
         return matrix_accepted(question)
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).range_text()
 
@@ -36,10 +37,10 @@ def accepted_text(question: Question) -> str:
 def accepted_ends(question: Question) -> tuple[str, str] | None:
     """A NAT question's accepted range as its two printed ends ('1.0395e24', '1.0605e24'),
     which are exactly what grading accepts (inclusive); None for MCQ/MSQ and matrix answers
-    (each entry has its own range: bank.matrix_answers.entry_ends)."""
+    (each entry has its own range: answers.matrix_questions.entry_ends)."""
     if question.kind != "NAT" or question.is_matrix:
         return None
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).printed_ends()
 
@@ -56,7 +57,7 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
     if question.exhibits:
         out["exhibits"] = [_step_json(e) for e in question.exhibits]
     if question.is_matrix:
-        out["answer_shape"] = list(matrix_answers.shape_of(question.answer))
+        out["answer_shape"] = list(matrix_questions.shape_of(question.answer))
     if question.decimals is not None:
         out["decimals"] = question.decimals
     if question.unit is not None and question.unit.name:
@@ -65,7 +66,7 @@ def question_json(question: Question, with_answer: bool = False) -> dict[str, An
         out["answer"] = markdown_to_terminal(question.answer_md)
         out["accepted"] = accepted_text(question)
         if question.is_matrix:
-            out["answer_matrix"] = [[matrix_answers.entry_text(x, question.decimals) for x in row]
+            out["answer_matrix"] = [[matrix_questions.entry_text(x, question.decimals) for x in row]
                                     for row in question.answer]
         if question.kind != "NAT":
             out["correct"] = [LETTERS[i] for i in sorted(question.correct)]
@@ -80,12 +81,7 @@ def answer_markdown(question: Question) -> str:
     """The key in Markdown: a matrix answer as a displayed matrix, anything else as it is shown."""
     if not question.is_matrix:
         return question.answer_md
-    return f"$${matrix_answers.bmatrix(question.answer, question.decimals)}$$"
-
-
-def _bmatrix(step: Step, label: str = "") -> str:
-    rows = " \\\\ ".join(" & ".join(row) for row in step.matrix or ())
-    return f"$${label}\\begin{{bmatrix}} {rows} \\end{{bmatrix}}$$"
+    return f"$${matrix_questions.bmatrix(question.answer, question.decimals)}$$"
 
 
 def _step_markdown(step: Step) -> str:
@@ -93,7 +89,7 @@ def _step_markdown(step: Step) -> str:
     if step.md:
         parts.append(step.md)
     if step.matrix is not None:
-        parts.append("\n\n" + _bmatrix(step))
+        parts.append("\n\n" + tex_matrix(step))
     return " ".join(parts)
 
 
@@ -101,7 +97,7 @@ def question_markdown(question: Question, with_answer: bool = True) -> str:
     lines = [f"### {question.title} `{question.id}`", "",
              f"*{question.kind} · {question.marks} mark{'s' if question.marks > 1 else ''}*", "", question.prompt, ""]
     for e in question.exhibits:
-        lines += [_bmatrix(e, f"\\mathbf{{{e.title}}} = "), ""]
+        lines += [tex_matrix(e, f"\\mathbf{{{e.title}}} = "), ""]
     for i, o in enumerate(question.options):
         lines.append(f"- ({LETTERS[i]}) {o.md}")
     if question.options:

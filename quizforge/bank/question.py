@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
 KINDS = ("MCQ", "MSQ", "NAT")
 LETTERS = "abcd"
+MEDIUMS = ("terminal", "paper", "fields")   # a matrix typed whole; written in boxes; typed in an LMS's fields
 
 Number = int | Fraction | float
 
@@ -111,16 +113,20 @@ class Question:
 
     @property
     def is_matrix(self) -> bool:
-        """A NAT question whose answer is a whole matrix, graded entry by entry (bank.matrix_answers)."""
+        """A NAT question whose answer is a whole matrix, checked entry by entry (answers.matrix_questions)."""
         return self.kind == "NAT" and isinstance(self.answer, tuple)
+
+    @property
+    def uses_minus_infinity(self) -> bool:
+        """A matrix key with a −∞ entry (an additive mask)."""
+        return self.is_matrix and any(isinstance(x, float) and math.isinf(x) and x < 0
+                                      for row in self.answer for x in row)
 
     def instruction(self, medium: str = "terminal") -> str:
         """What GATE would print under the question: how to answer. A matrix is answered differently
         at a prompt, on paper and in an LMS (medium: terminal, paper or fields)."""
         if self.is_matrix:
-            from quizforge.bank.matrix_answers import instruction
-
-            return instruction(self, medium)
+            return self._matrix_instruction(medium)
         if self.kind == "MCQ":
             return "Choose ONE option (a–d)."
         if self.kind == "MSQ":
@@ -135,3 +141,21 @@ class Question:
         else:
             parts.append("(exact)")
         return " ".join(parts) + "."
+
+    def _matrix_instruction(self, medium: str) -> str:
+        """How to answer a matrix, for where the answer is given: typed whole at a prompt, written
+        in a printed grid of boxes, or typed in an LMS's fields."""
+        rows, cols = len(self.answer), len(self.answer[0]) if self.answer else 0
+        how = (f", each entry rounded to {self.decimals} decimal place{'s' if self.decimals != 1 else ''}"
+               if self.decimals else " with exact entries")
+        if medium == "paper":
+            infinity = " (an entry may be −∞)" if self.uses_minus_infinity else ""
+            return f"Write the {rows}×{cols} matrix{how}{infinity}: one entry in each box."
+        if medium == "fields":
+            infinity = " (type −∞ as -inf)" if self.uses_minus_infinity else ""
+            return f"Type the {rows}×{cols} matrix{how}{infinity}: one entry in each field, row by row."
+        if medium != "terminal":
+            raise ValueError(f"no instruction for the medium {medium!r} (one of {', '.join(MEDIUMS)})")
+        infinity = " (write −∞ as -inf)" if self.uses_minus_infinity else ""
+        return (f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, "
+                "or nested brackets as in [[1, 0], [1, 1]].")

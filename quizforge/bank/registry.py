@@ -7,6 +7,7 @@ import re
 import secrets
 
 from quizforge.bank.question import Question
+from quizforge.bank.seeds import ROOT
 from quizforge.bank.template import REGISTRY, TOPICS, Template
 from quizforge.bank.templates import MODULES
 from quizforge.errors import InputError
@@ -77,7 +78,6 @@ def draw(selector: str | None = None, seed: int | None = None) -> Question:
         return secrets.choice(candidates).question(secrets.randbelow(0x10000))
     if len(candidates) == 1:
         return candidates[0].question(seed)
-    from quizforge.bank.seeds import ROOT
 
     stream = ROOT.child("draw").child(selector or "all").child(f"{seed:04x}").stream("template")
     return stream.choice(candidates).question(seed)

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from quizforge.bank.grading import values_match
+from quizforge import answers
+from quizforge.answers.question_keys import key_for, values_match
 from quizforge.bank.question import KINDS, LETTERS, Misconception, Option, Question, Statement, Step, Unit
 from quizforge.bank.seeds import SeedChain, Stream, question_chain
 from quizforge.bank.steps import math_numbers
@@ -104,7 +105,7 @@ class Template:
         qid = f"{self.id}-{seed:04x}"
         misconceptions = draft.misconceptions
         if self.kind == "NAT" and isinstance(draft.answer, tuple):
-            from quizforge.bank.matrix_answers import distinct_mistakes
+            from quizforge.answers.matrix_questions import distinct_mistakes
 
             options: tuple[Option, ...] = ()
             misconceptions = distinct_mistakes(draft.answer, draft.decimals, draft.misconceptions)
@@ -149,9 +150,6 @@ def gives_true_value(draft: Draft, mistake: Misconception | Any) -> bool:
 def mistakes_inside_range(draft: Draft) -> list[Misconception]:
     """The modelled mistakes of a NAT draw that its accepted range (or its printed key) takes."""
     from fractions import Fraction
-
-    from quizforge import answers
-    from quizforge.bank.grading import key_for
 
     key = key_for(draft.answer, decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit)
     inside = []

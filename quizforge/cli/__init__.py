@@ -1,55 +1,39 @@
 """The `quiz` command: parses arguments and renders. The work lives in library modules.
 
-Nothing heavy is imported at module level: `quiz --help` must not pay for torch
-or sympy, so each command imports what it needs when it runs. Each command group
-lives in its own module here and registers itself on `cli`.
+`quiz --help` must not pay for torch or sympy, nor for the command modules: the top-level
+group names each command in COMMANDS (its module, its object and its line in the help) and
+imports a command's module only when that command runs or shows its help. The command modules
+never import this package back.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
 import sys
-from typing import Any
 
 import click
 
 from quizforge import __version__
+from quizforge.cli.interrupts import terminated
 from quizforge.errors import InputError
 
+# name: (module, the command object in it, its line in `quiz --help`)
+COMMANDS = {
+    "ask": ("quizforge.cli.bank", "ask", "Draw a question, or show one by its ID."),
+    "bank": ("quizforge.cli.bank", "bank", "The question bank's templates."),
+    "calc": ("quizforge.cli.calc", "calc", "Parameter, FLOP and memory calculators."),
+    "challenges": ("quizforge.cli.challenges", "challenges", "Coding challenges to grade."),
+    "check": ("quizforge.cli.bank", "check", "Grade an answer; name the mistake behind it."),
+    "explain": ("quizforge.cli.bank", "explain", "A question's worked solution, by its ID."),
+    "export": ("quizforge.cli.export", "export", "Autograders for course platforms."),
+    "export-history": ("quizforge.cli.stats", "export_history_command", "Export your history as CSV or JSON."),
+    "grade": ("quizforge.cli.grade", "grade_command", "Grade code against a coding challenge."),
+    "practice": ("quizforge.cli.practice", "practice", "Drill, GATE mock or interview practice."),
+    "set": ("quizforge.cli.sets", "problem_set", "Problem sets for a class."),
+    "stats": ("quizforge.cli.stats", "stats_command", "Your progress, reviews due and mocks."),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="quizforge")
-def cli() -> None:
-    """quizforge: practise transformers and attention for GATE DA and ML interviews.
-
-    Every answer is computed by a reference transformer, never typed in.
-    """
-
-
-_terminated = False
-
-
-def stop_cleanly_on_sigterm() -> None:
-    """SIGTERM (timeout, kill, docker stop) unwinds like Ctrl-C, so `finally` blocks kill
-    sandboxes and remove what they wrote; the exit status is then 143."""
-    import signal
-
-    def handler(signum, frame):
-        global _terminated
-        if _terminated:
-            return  # already unwinding: a second SIGTERM must not cut the cleanup short
-        _terminated = True
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-def emit_json(payload: Any) -> None:
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-
-
-# --- entry point -----------------------------------------------------------
 
 def _flag_prefix(exc: InputError) -> str:
     """'--topic: ' for a library error about its `topic` parameter: every command passes an
@@ -80,6 +64,39 @@ def _narrow_help(command: click.Command) -> None:
         _narrow_help(sub)
 
 
+class LazyGroup(click.Group):
+    """A group whose commands are imported when used: listing them reads COMMANDS only."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute, short_help = COMMANDS[name]
+        command = getattr(importlib.import_module(module), attribute)
+        command.short_help = short_help
+        _narrow_help(command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `quiz --help`, from COMMANDS, without importing a command."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.Command(name, short_help=line).get_short_help_str(limit))
+                for name, (_, _, line) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="quizforge")
+def cli() -> None:
+    """quizforge: practise transformers and attention for GATE DA and ML interviews.
+
+    Every answer is computed by a reference transformer, never typed in.
+    """
+
+
 def help_width() -> int:
     """The width help is wrapped to: the terminal's, up to 100 columns. Click's own choice never
     goes below 50, which a 40-column terminal then cuts mid-word."""
@@ -97,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         code = exc.exit_code
     except click.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # click's wrapping of Ctrl-C (or SIGTERM, below)
-            code = 143 if _terminated else 130
+            code = 143 if terminated() else 130
         else:
             click.echo("Aborted.", err=True)
             code = 1
@@ -112,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {_flag_prefix(exc)}{exc}", err=True)
         code = 2
     except KeyboardInterrupt:
-        code = 143 if _terminated else 130
+        code = 143 if terminated() else 130
     if code in (130, 143):
         # Interrupted: everything has been cleaned up by now. Exit at once, because CPython exits
         # by SIGINT instead if the interrupt landed inside C code that ran Python (torch's pybind11
@@ -125,13 +142,3 @@ def main(argv: list[str] | None = None) -> None:
         os._exit(code)
     sys.exit(code or 0)
 
-
-# Register the command groups (each module imports only click at load time).
-from quizforge.cli import bank as _bank  # noqa: E402,F401
-from quizforge.cli import calc as _calc  # noqa: E402,F401
-from quizforge.cli import challenges as _challenges  # noqa: E402,F401
-from quizforge.cli import export as _export  # noqa: E402,F401
-from quizforge.cli import grade as _grade  # noqa: E402,F401
-from quizforge.cli import practice as _practice  # noqa: E402,F401
-from quizforge.cli import sets as _sets  # noqa: E402,F401
-from quizforge.cli import stats as _stats  # noqa: E402,F401

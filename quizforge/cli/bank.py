@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from quizforge.cli import cli, emit_json
+from quizforge.cli.output import emit_json
 from quizforge.errors import InputError
 from quizforge.practice.open_papers import refuse_open_mock_question
 
 
-@cli.group(short_help="The question bank's templates.")
+@click.group()
 def bank() -> None:
     """The question bank's templates."""
 
@@ -53,7 +53,7 @@ def _seed(value: str | None) -> int | None:
     return seed
 
 
-@cli.command(short_help="Draw a question, or show one by its ID.")
+@click.command()
 @click.argument("selector", required=False, metavar="[TOPIC|TEMPLATE|QUESTION-ID]")
 @click.option("--seed", help="Question seed, 0..65535 (or hex, 0x7f3a); the same seed gives the same question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON.")
@@ -102,7 +102,7 @@ def ask(selector, seed, as_json, as_markdown, with_answer, data_dir) -> None:
                                ("solution", f"quiz explain {question.id}")))
 
 
-@cli.command(short_help="A question's worked solution, by its ID.")
+@click.command()
 @click.argument("question_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the question, answer and solution as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown with LaTeX math.")
@@ -136,8 +136,7 @@ def explain(question_id, as_json, as_markdown, data_dir) -> None:
 
 # A negative number is an answer, not a flag: '-0.737' goes to ANSWER instead of "No such option".
 # ANSWER takes every word left, so `quiz check ID -- -0.737 --json` and `quiz check ID 6 553 600` both work.
-@cli.command(short_help="Grade an answer; name the mistake behind it.",
-             context_settings={"ignore_unknown_options": True})
+@click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("question_id")
 @click.argument("answer", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON (also after the answer, or after --).")
@@ -152,7 +151,7 @@ def check(question_id, answer, as_json, data_dir) -> None:
       quiz check positional.pe_value-0007 -0.737
       quiz check positional.pe_value-0007 -- -0.737 --json
     """
-    from quizforge.bank.grading import answer_text, grade
+    from quizforge.answers.check import answer_text, check_answer
     from quizforge.bank.registry import question as lookup
 
     words = [w for w in answer if w != "--json"]
@@ -161,7 +160,7 @@ def check(question_id, answer, as_json, data_dir) -> None:
         raise InputError("no answer given: quiz check QUESTION-ID ANSWER [--json]")
     refuse_open_mock_question(question_id, "answers to it are checked", data_dir)
     question = lookup(question_id)
-    verdict = grade(question, answer_text(question, words))
+    verdict = check_answer(question, answer_text(question, words))
     if as_json:
         emit_json(verdict.to_json())
         return

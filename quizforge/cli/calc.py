@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from quizforge.cli import cli, emit_json
+from quizforge.cli.output import emit_json
 from quizforge.errors import InputError
 
 ARCH_CHOICES = ("mha", "ffn", "layernorm", "rmsnorm", "encoder-layer", "decoder-layer",
@@ -15,7 +15,7 @@ DEVICE_CHOICES = ("cpu", "cuda", "meta")
 DTYPE_CHOICES = ("fp32", "fp16", "bf16", "int8")
 
 
-@cli.group(short_help="Parameter, FLOP and memory calculators.")
+@click.group()
 def calc() -> None:
     """Calculators whose answers come from the reference transformer."""
 

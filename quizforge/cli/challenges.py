@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli, emit_json
+from quizforge.cli.output import emit_json
 from quizforge.errors import InputError
 
 STARTER_FILES = ("README.md", "starter.py", "test_public.py")
 
 
-@cli.group(short_help="Coding challenges to grade.")
+@click.group()
 def challenges() -> None:
     """Coding challenges that `quiz grade` grades."""
 

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli
 
-
-@cli.group("export", short_help="Autograders for course platforms.")
+@click.group("export")
 def export() -> None:
     """Autograders for the platforms courses grade on."""
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli, emit_json, stop_cleanly_on_sigterm
+from quizforge.cli.interrupts import stop_cleanly_on_sigterm, terminated
+from quizforge.cli.output import emit_json
 from quizforge.cli.params import FiniteFloatRange
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -14,7 +15,7 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 FORMATS = ("table", "json", "junit")
 
 
-@cli.command("grade", short_help="Grade code against a coding challenge.")
+@click.command("grade")
 @click.argument("submission", type=click.Path(path_type=Path), required=False)
 @click.option("--challenge", "challenge_id", required=True, metavar="ID",
               help="The challenge to grade against (see `quiz challenges list`).")
@@ -168,9 +169,7 @@ def _grade_batch(folder: Path, challenge, out_dir: Path | None, jobs: int, force
 
 def _say_stopped(what: str) -> None:
     """One line on stderr after Ctrl-C (or SIGTERM), so the exit is not silent."""
-    from quizforge import cli as cli_module
-
-    word = "terminated" if cli_module._terminated else "interrupted"
+    word = "terminated" if terminated() else "interrupted"
     click.echo(f"{word}: {what}", err=True)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from quizforge.cli import cli
 from quizforge.cli.params import FiniteFloatRange
 from quizforge.errors import InputError
 
@@ -37,7 +36,7 @@ def _resume(text: str | None) -> bool | str:
     return True if text == "last" else text
 
 
-@cli.command(short_help="Drill, GATE mock or interview practice.")
+@click.command()
 @click.option("--topic", metavar="TOPIC|TEMPLATE", help="Practise one topic (e.g. attention) or one template.")
 @click.option("--difficulty", metavar="LEVELS", help="Difficulty 1–3: one level, a range (1-2) or a list (1,3).")
 @click.option("--count", type=click.IntRange(1, 500), default=10, show_default=True,
@@ -75,7 +74,7 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
 
     Answers can be piped on stdin, one per line, with the same keys.
     """
-    from quizforge.practice.session import run_practice
+    from quizforge.tui.session import run_practice
 
     if syllabus and (mock or resume or interview or browser):
         raise click.UsageError("--syllabus belongs to the drill (no --mock, --resume or --interview)")
@@ -110,7 +109,7 @@ def practice(topic, difficulty, count, new_per_day, exam_date, target_retention,
         missing = missing_web_extra()
         if missing:
             raise InputError(missing)
-        from quizforge.cli import stop_cleanly_on_sigterm
+        from quizforge.cli.interrupts import stop_cleanly_on_sigterm
         from quizforge.web.launch import browser_practice
         from quizforge.web.sitting import candidate_name
 

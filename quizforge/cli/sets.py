@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli
+from quizforge.errors import InputError
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-@cli.group("set", short_help="Problem sets for a class.")
+@click.group("set")
 def problem_set() -> None:
     """Problem sets for a class: a variant per student, keys, LMS exports, grading."""
 
@@ -28,7 +28,6 @@ def problem_set() -> None:
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (the slowest part); write everything else.")
 def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, force: bool, no_pdf: bool) -> None:
     """Make papers, answer keys and LMS exports (Moodle, GIFT, Canvas, QTI 2.1) from SPEC.toml (see examples/)."""
-    from quizforge.errors import InputError
     from quizforge.problemsets.make import FolderNotEmpty, make_set
 
     if (roster is None) == (variants is None):
@@ -48,6 +47,8 @@ def set_make(spec: Path, roster: Path | None, variants: int | None, out: Path, f
                      f"({_plural(made['marks'], 'mark')}) in {made['out']}:",
         items=["papers/ and keys/ as Markdown", *pdfs, "keys.csv", "keys.json", "moodle.xml", "quiz.gift",
                "qti21.zip", "canvas_qti12.zip", "lms_report.md"], separator=", ")
+    if made["roster_read_as"] is not None:
+        click.echo(f"Read {made['roster_read_as']}")
     if made["unprintable"]:
         shown = ", ".join(made["unprintable"][:10]) + (" and more" if len(made["unprintable"]) > 10 else "")
         click.echo(f"warning: {_plural(len(made['unprintable']), 'name')} in a script the bundled fonts do not set "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from quizforge.cli import cli, emit_json
+from quizforge.cli.output import emit_json
 from quizforge.cli.practice import history_error
 from quizforge.errors import InputError
 
@@ -22,7 +22,7 @@ def _now() -> float:
     return time.time()
 
 
-@cli.command("stats", short_help="Your progress, reviews due and mocks.")
+@click.command("stats")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option("--days", type=click.IntRange(1, 365), default=30, show_default=True,
               help="Length of the daily accuracy series.")
@@ -54,7 +54,7 @@ def stats_command(as_json: bool, days: int, fit: bool, data_dir: str | None) -> 
     if as_json:
         emit_json(stats)
         return
-    from quizforge.practice.charts import stats_view
+    from quizforge.tui.charts import stats_view
     from quizforge.render import console
 
     console().print(stats_view(stats))
@@ -91,7 +91,7 @@ def _fit(data_dir: str | None, as_json: bool) -> None:
         click.echo(f"  {line}")
 
 
-@cli.command("export-history", short_help="Export your history as CSV or JSON.")
+@click.command("export-history")
 @click.option("--format", "fmt", required=True, metavar="csv|json",
               help="csv: one row per attempt; json: sessions, attempts, cards, reviews and mocks.")
 @click.option("--output", "-o", default="-", show_default=True, metavar="FILE|-",

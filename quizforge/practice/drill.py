@@ -1,6 +1,6 @@
 """The drill engine: spaced-repetition practice over the bank, one question at a time.
 
-It knows no terminal. A screen (drill_screen.py draws it with rich) turns what the
+It knows no terminal. A screen (quizforge/tui/drill_screen.py draws it with rich) turns what the
 learner types into actions (Answer, Hint, Skip, Explain, Next, Quit) and draws the
 events each action returns (QuestionShown, Graded, HintShown, ...). The rules:
 
@@ -133,7 +133,7 @@ class TryAgain:
 
 @dataclass(frozen=True)
 class Graded:
-    verdict: Any              # quizforge.bank.grading.Verdict: marks, the key, what was accepted
+    verdict: Any              # quizforge.answers.verdict.Verdict: marks, the key, what was accepted
     correct: bool
     feedback: str             # the verdict's words, e.g. the mistake a wrong answer matched
 
@@ -332,15 +332,15 @@ class Drill:
             self.summary.wrong += 1
             return [SolutionShown(q.question)] + self._record("revealed", None, None)
         if isinstance(action, Answer) and action.text.strip():
-            return self._grade(action.text.strip())
+            return self._check(action.text.strip())
         return []   # Next, or an empty line, while a question waits for its answer
 
-    def _grade(self, text: str) -> list[Event]:
-        from quizforge.bank.grading import grade
+    def _check(self, text: str) -> list[Event]:
+        from quizforge.answers.check import check_answer
 
         q = self.current
         try:
-            verdict = grade(q.question, text)
+            verdict = check_answer(q.question, text)
         except AnswerError as exc:
             return [Unreadable(str(exc))]
         hit = verdict.misconception

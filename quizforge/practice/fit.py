@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
+from quizforge.errors import InputError
+
 FIRST_STABILITY = ("Again", "Hard", "Good", "Easy")   # parameters 0-3: stability after a first answer, in days
 # What FSRS-6's other parameters govern (py-fsrs's Scheduler reads them by index).
 ROLES = {4: "first difficulty", 5: "first difficulty", 6: "difficulty change", 7: "difficulty change",
@@ -78,6 +80,10 @@ def counted_reviews(logs_by_card: dict[str, list], per_card: int) -> int:
     return total
 
 
+class OptimizerMissing(InputError):
+    """py-fsrs is installed without its optimizer's dependencies."""
+
+
 def fit(history, now: float) -> FitResult:
     """Fit, save and reschedule when there is enough history; otherwise change nothing."""
     from fsrs import Card, Optimizer, Scheduler
@@ -85,6 +91,8 @@ def fit(history, now: float) -> FitResult:
 
     from quizforge.practice.scheduler import FITTED, scheduler_for
 
+    if not hasattr(fsrs_optimizer, "max_seq_len"):  # py-fsrs defines its optimizer only where pandas and torch import
+        raise OptimizerMissing("fitting needs py-fsrs's optimizer and its pandas: pip install 'fsrs[optimizer]'")
     before = [float(p) for p in scheduler_for(history).parameters]
     logs = _logs(history)
     counted = counted_reviews(logs, fsrs_optimizer.max_seq_len)

@@ -6,7 +6,7 @@ Again ends the chain, as an interviewer moves on when a candidate is stuck.
 
 This is the engine only: it takes the learner's actions (`Reveal`, `Hint`, `Rate`, `Skip`,
 `Drop`, `Quit`) and returns plain events to draw; it reads no input and prints nothing, so
-any screen can drive it (interview_screen.py is the terminal's).
+any screen can drive it (quizforge/tui/interview_screen.py is the terminal's).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The engine takes learner actions (Answer, Next, Prev, Goto, Mark, Clear, Palette, Submit,
 Confirm, Pause) and returns events, plain dataclasses; it reads no input and draws nothing,
-so a terminal screen (mock_screen.py) or a browser view can sit in front of it unchanged.
+so a terminal screen (quizforge/tui/mock_screen.py) or a browser view can sit in front of it unchanged.
 It imports neither rich nor a terminal reader; the typed-command vocabulary (_GOTO,
 mistyped_command) sits here for any front end that takes typed commands.
 
@@ -99,12 +99,12 @@ class MarkedAnswer:
     index: int
     question: object
     answer: str | None
-    verdict: object | None      # bank.grading.Verdict, None when unanswered
+    verdict: object | None      # answers.verdict.Verdict, None when unanswered
 
 
 def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnswer]]:
     """Grade every answer the GATE way and summarise (the dict kept as the mock's result)."""
-    from quizforge.bank.grading import grade
+    from quizforge.answers.check import check_answer
 
     per_topic: dict[str, dict] = {}
     misconceptions: dict[str, dict] = {}
@@ -116,7 +116,7 @@ def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnsw
         verdict = None
         if text is not None:
             try:
-                verdict = grade(question, text)
+                verdict = check_answer(question, text)
             except AnswerError:
                 verdict = None   # checked when given; a stale unreadable answer scores as unanswered
         topic = per_topic.setdefault(question.topic, {"questions": 0, "answered": 0, "correct": 0, "score": 0.0,
@@ -167,7 +167,7 @@ def _key_text(question) -> str:
     """The key as a short cell: option letters, or the number the answer is checked against."""
     if question.kind != "NAT":
         return question.correct_letters
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     return markdown_to_terminal(question.answer_md)
 
@@ -474,12 +474,12 @@ class MockEngine:
         return [self._shown()]
 
     def _answer(self, text: str, advance: bool = True) -> list[Event]:
-        from quizforge.bank.grading import grade
+        from quizforge.answers.check import check_answer
 
         s = self.state
         question = self.question(s.current)
         try:
-            verdict = grade(question, text)   # readable? (the verdict stays hidden until the report)
+            verdict = check_answer(question, text)   # readable? (the verdict stays hidden until the report)
         except AnswerError as exc:
             return [Unreadable(s.current, str(exc))]
         s.answers[s.current] = text

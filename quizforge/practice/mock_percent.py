@@ -39,3 +39,20 @@ def mock_percent(result: dict) -> float | None:
     """A marked mock's percentage to one place; None when its paper had no marks."""
     exact = exact_percent(float(result.get("score") or 0), float(result.get("max") or 0))
     return None if exact is None else one_place(exact)
+
+
+def result_percent(result: dict) -> Fraction:
+    """A mock result's exact percentage (0 for an empty paper)."""
+    return exact_percent(result["score"], result["max"]) or Fraction(0)
+
+
+def comparison(result: dict, earlier: list[dict]) -> dict | None:
+    """This paper against the earlier ones, in percent of the maximum (papers differ in length);
+    each figure from exact values, rounded once."""
+    if not earlier:
+        return None
+    now = result_percent(result)
+    previous = [result_percent(r) for r in earlier]
+    return {"mocks_before": len(previous), "last": one_place(previous[-1]), "best_before": one_place(max(previous)),
+            "average_before": one_place(sum(previous) / len(previous)), "this": one_place(now),
+            "change": one_place(now - previous[-1]), "personal_best": now > max(previous)}

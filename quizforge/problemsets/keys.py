@@ -1,7 +1,7 @@
 """The answer keys of every variant as one table: CSV and JSON, one row per question.
 
 A NAT row carries its accepted range twice: as printed ("1.0395e24 to 1.0605e24") and as
-the numbers `low` and `high`, the same ends a grader accepts (bank.grading.numeric_key).
+the numbers `low` and `high`, the same ends a grader accepts (answers.check.numeric_key).
 In the CSV a number stays a number (-0.58 is not quoted); only text that a spreadsheet
 could take for a formula (starting with = + - @, a tab or a CR) is guarded by a quote.
 """
@@ -24,7 +24,7 @@ _NUMBER = re.compile(r"-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?")
 
 def key_rows(papers: list[Paper]) -> list[dict]:
     from quizforge.bank.export import accepted_ends, accepted_text
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
 
     rows = []
     for paper in papers:

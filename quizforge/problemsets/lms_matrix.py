@@ -23,7 +23,7 @@ import html
 from dataclasses import dataclass
 from decimal import Decimal
 
-from quizforge.bank.matrix_answers import entry_ends, is_minus_infinity, shape_of
+from quizforge.answers.matrix_questions import entry_ends, is_minus_infinity, shape_of
 from quizforge.problemsets.lmstext import midpoint_and_halfwidth
 
 MINUS_INFINITY_WRITINGS = ("-inf", "-∞", "−∞", "-infinity")

@@ -1,10 +1,5 @@
-"""What every LMS export shares: questions as HTML with MathJax math, the titles students
-see, the printed NAT range ends, and the class's variants grouped by question slot.
-
-The bank writes Markdown with `$…$` / `$$…$$` math. An LMS renders HTML and runs MathJax
-over `\\(…\\)` and `\\[…\\]`, so the math spans are set aside before the Markdown is
-rendered (Markdown's backslash escapes would otherwise eat `\\(` and `\\\\`) and put back
-afterwards, HTML-escaped, as MathJax delimiters.
+"""What every LMS export shares: questions as HTML with MathJax math (through `quizforge.text.html`),
+the titles students see, the printed NAT range ends, and the class's variants grouped by question slot.
 
 A student sees "Q1 · Attention weights", the template's title; the question ID (which
 `quiz explain` turns into the worked answer) goes only where an instructor alone looks.
@@ -12,50 +7,12 @@ A student sees "Q1 · Attention weights", the template's title; the question ID 
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
-from functools import lru_cache
 
 from quizforge.problemsets.variants import Paper, Slot
-
-_MATH = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
-# Letters and digits only, so no Markdown rule can touch it.
-_HOLDER = "QFMATH{}X"
-_HOLDERS = re.compile(r"QFMATH(\d+)X")
-
-
-@lru_cache(maxsize=1)
-def _markdown():
-    from markdown_it import MarkdownIt
-
-    # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
-    return MarkdownIt("commonmark", {"html": False, "xhtmlOut": True}).enable("table")
-
-
-def _render(markdown: str, inline: bool) -> str:
-    spans: list[str] = []
-
-    def hold(match: re.Match) -> str:
-        display, tex = match.group(1) is not None, match.group(1) or match.group(2)
-        spans.append((r"\[" + tex.strip() + r"\]") if display else (r"\(" + tex.strip() + r"\)"))
-        return _HOLDER.format(len(spans) - 1)
-
-    held = _MATH.sub(hold, markdown)
-    md = _markdown()
-    rendered = md.renderInline(held) if inline else md.render(held)
-    return _HOLDERS.sub(lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered).strip()
-
-
-def to_html(markdown: str) -> str:
-    """Markdown with $…$ math → HTML (XHTML-well-formed) with \\(…\\) and \\[…\\] for MathJax."""
-    return _render(markdown, inline=False)
-
-
-def inline_html(markdown: str) -> str:
-    """One line of Markdown (an option) → inline HTML, no paragraph around it."""
-    return _render(markdown, inline=True)
+from quizforge.text.html import inline_html, shared_html, to_html
+from quizforge.text.matrix import tex_matrix
 
 
 def student_title(number: int, question) -> str:
@@ -63,19 +20,10 @@ def student_title(number: int, question) -> str:
     return f"Q{number} · {question.title}"
 
 
-@lru_cache(maxsize=8192)
-def _shared_html(markdown: str, inline: bool) -> str:
-    """A piece many variants share word for word (a solution step, a reason, an instruction),
-    rendered once: with a class of 300 this halves the Markdown work."""
-    return _render(markdown, inline)
-
-
 def question_html(question) -> str:
     """The question as a student reads it: prompt, matrices, how to answer."""
-    from quizforge.bank.export import _bmatrix
-
-    parts = [question.prompt] + [_bmatrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
-    return to_html("\n\n".join(parts)) + "\n" + _shared_html(f"*{question.instruction('fields')}*", False)
+    parts = [question.prompt] + [tex_matrix(e, f"\\mathbf{{{e.title}}} = ") for e in question.exhibits]
+    return to_html("\n\n".join(parts)) + "\n" + shared_html(f"*{question.instruction('fields')}*", False)
 
 
 def solution_html(question) -> str:
@@ -92,14 +40,14 @@ def solution_html(question) -> str:
         for step in question.solution:
             text = _step_markdown(step).strip()
             one_line = "\n" not in text  # a step with a displayed matrix is two paragraphs
-            parts.append(f"<li>{_shared_html(text, one_line)}</li>")
+            parts.append(f"<li>{shared_html(text, one_line)}</li>")
         parts.append("</ol>")
     reasons = [(i, o) for i, o in enumerate(question.options) if o.why]
     if reasons:
-        parts += [_shared_html("**Why each option is right or wrong.**", False), "<ul>"]
+        parts += [shared_html("**Why each option is right or wrong.**", False), "<ul>"]
         for i, option in reasons:
             reason = f"({LETTERS[i]}) {'✓' if option.correct else '✗'} {option.why}"
-            parts.append(f"<li>{_shared_html(reason, True)}</li>")
+            parts.append(f"<li>{shared_html(reason, True)}</li>")
         parts.append("</ul>")
     return "\n".join(parts)
 
@@ -118,7 +66,7 @@ def range_ends(question) -> tuple[str, str]:
     """The accepted NAT range's ends exactly as the key prints them ('0.49', '0.51'; '4.158e23'),
     without thousands separators: what every LMS compares a typed answer with. (An exact key
     of 1/3 prints, and so exports, as 0.333333333333.)"""
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     ends = []
     for printed in numeric_key(question).printed_ends():  # the key's own printing, one computation

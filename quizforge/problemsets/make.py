@@ -29,7 +29,7 @@ from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
-from quizforge.problemsets.roster import Student, load_roster, numbered_variants
+from quizforge.problemsets.roster import Student, numbered_variants, read_roster
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan, variety
 
@@ -51,14 +51,15 @@ class FolderNotEmpty(InputError):
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
              force: bool = False, pdf: bool = True,
              progress: Callable[[str, int, int | None], None] | None = None) -> dict:
-    """Make the set; returns a summary (students, questions, files, and the students whose
-    names no bundled font sets). `progress(step, done, total)` is told each paper drawn, each
-    written, each LMS export, and the students typeset as each helper finishes."""
+    """Make the set; returns a summary (students, questions, files, the students whose names no
+    bundled font sets, how the roster file was read). `progress(step, done, total)` is told each
+    paper drawn, each written, each LMS export, and the students typeset as each helper finishes."""
     report = progress or (lambda step, done, total: None)
     if (roster is None) == (variants is None):
         raise InputError("give either a roster or a number of variants")
     spec = load_spec(spec_path)
-    students: list[Student] = load_roster(roster) if roster is not None else numbered_variants(variants)
+    students: list[Student]
+    students, roster_read_as = read_roster(roster) if roster is not None else (numbered_variants(variants), None)
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         raise FolderNotEmpty(f"{out} exists and is not empty")
     slots = plan(spec)
@@ -116,4 +117,5 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
         raise
     unprintable = [p.student.id for p in made if p.student.name and not typeset.printable(p.student.name)]
     return {"students": len(made), "questions": len(slots), "marks": sum(q.marks for q in made[0].questions),
-            "out": str(out), "variety": variety(slots, made), "unprintable": unprintable if pdf else []}
+            "out": str(out), "variety": variety(slots, made), "unprintable": unprintable if pdf else [],
+            "roster_read_as": roster_read_as}

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
+from quizforge.problemsets.marking import mark_written
 from quizforge.problemsets.spec import read_toml
 
 ACTIONS = ("accept", "drop", "award", "grade")
@@ -129,10 +130,9 @@ def load_overrides(path: Path, students: dict, question_of: Callable[[str], obje
 
 def _check_answer(where: str, question, answer: str) -> None:
     from quizforge.answers import AnswerError
-    from quizforge.problemsets.responses import grade_written
 
     try:
-        grade_written(question, answer)
+        mark_written(question, answer)
     except AnswerError as exc:
         raise InputError(f"{where}: cannot read answer {answer!r} ({exc})") from None
 
@@ -172,16 +172,16 @@ def _refuse_conflicts(name: str, overrides: list[Override]) -> None:
 def _accepts(override: Override, question, answer: str) -> bool:
     """Whether the student's answer (as they wrote it) is right under this accept override."""
     from quizforge.answers import parse_choice
-    from quizforge.bank.grading import numeric_key
+    from quizforge.answers.question_keys import numeric_key
 
     if question.is_matrix:
-        from quizforge.bank import matrix_answers
+        from quizforge.answers import matrix_questions
 
-        given = matrix_answers.read_any_shape(answer)
+        given = matrix_questions.read_any_shape(answer)
         if override.answer is not None:
-            return matrix_answers.matches(matrix_answers.read_any_shape(override.answer), given, question.decimals)
+            return matrix_questions.matches(matrix_questions.read_any_shape(override.answer), given, question.decimals)
         wrong = _mistake_value(question, override.mistake)
-        return wrong is not None and matrix_answers.matches(wrong, given, question.decimals)
+        return wrong is not None and matrix_questions.matches(wrong, given, question.decimals)
     if question.kind == "NAT":
         key = numeric_key(question)
         value = key.parse(answer)
@@ -201,8 +201,6 @@ def _accepts(override: Override, question, answer: str) -> bool:
 def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts: dict, raw: dict) -> Applied:
     """Change the verdicts in place: answers to grade first, then accepts, then awards, then
     drops (a drop wins)."""
-    from quizforge.problemsets.responses import grade_written
-
     applied = Applied()
     order = {"grade": 0, "accept": 1, "award": 2, "drop": 3}
     for o in sorted(overrides, key=lambda o: order[o.action]):
@@ -212,7 +210,7 @@ def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts
         for sid in targets:
             question, verdict = papers[sid][n - 1], verdicts[sid].get(n)
             if o.action == "grade":
-                verdicts[sid][n] = grade_written(question, o.answer)
+                verdicts[sid][n] = mark_written(question, o.answer)
                 raw[sid][n] = o.answer
             elif o.action == "drop":
                 verdicts[sid].pop(n, None)
@@ -233,8 +231,8 @@ def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts
 
 def _marked_right(verdict, question, feedback: str):
     from quizforge.answers import gate_score
-    from quizforge.bank.grading import Verdict
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.answers.verdict import Verdict
+    from quizforge.text.terminal import markdown_to_terminal
 
     marks = gate_score(question.kind, question.marks, True)
     if verdict is not None:

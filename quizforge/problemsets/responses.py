@@ -25,21 +25,19 @@ Instructor overrides (`overrides.py`) are applied on every run, so a regrade is 
 
 from __future__ import annotations
 
-import codecs
-import csv
-import io
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.grading.batch.gradebook import csv_cell, write_atomically
+from quizforge.problemsets.marking import mark_written, marks_text, mistake_sentence
+from quizforge.problemsets.tables import Table, read_table
 
 GROUP = 0.27  # the upper and lower groups of the discrimination index
-DELIMITERS = (",", ";", "\t")
 OPTION_LABEL_CHARS = 60
 
 
@@ -53,73 +51,6 @@ def load_set(folder: Path) -> dict:
     except (OSError, ValueError, KeyError, TypeError, AssertionError):
         raise InputError(f"{folder}/set.json is not one `quiz set make` wrote") from None
     return {"title": record.get("title", ""), "students": students}
-
-
-def decode_spreadsheet_text(data: bytes, name: str) -> tuple[str, str]:
-    """The text of a file a spreadsheet saved, and its encoding: UTF-8 (BOM or not), UTF-16
-    with a BOM, or cp1252."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return data.decode("utf-16"), "UTF-16"
-        except UnicodeDecodeError:
-            raise InputError(f"{name}: starts like UTF-16 but is not valid UTF-16") from None
-    try:
-        return data.decode("utf-8-sig"), "UTF-8"
-    except UnicodeDecodeError:
-        pass
-    if data.count(b"\x00") > len(data) // 4:
-        raise InputError(f"{name}: looks like UTF-16 without a byte-order mark; save it as UTF-8 CSV")
-    try:
-        return data.decode("cp1252"), "cp1252"
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: neither UTF-8, UTF-16 nor cp1252 (byte {exc.start + 1})") from None
-
-
-@dataclass(frozen=True)
-class Table:
-    """A spreadsheet's rows, and how the file was read (said back to the instructor)."""
-    header: list[str]
-    rows: list[tuple[int, list[str]]]      # (line number, cells)
-    delimiter: str
-    encoding: str
-
-    @property
-    def decimal_comma(self) -> bool:
-        """A ';'-separated file is what a spreadsheet writes where the comma is the decimal separator."""
-        return self.delimiter == ";"
-
-    def described(self, name: str) -> str:
-        shown = {",": "comma", ";": "semicolon", "\t": "tab"}[self.delimiter]
-        return f"{name}: {shown}-separated, {self.encoding}" + (", decimal commas" if self.decimal_comma else "")
-
-
-def read_table(path: Path, columns: str = "student, question and answer") -> Table:
-    """The rows of a CSV, TSV or semicolon file as a spreadsheet saved it; COLUMNS names the
-    columns the first row must hold, for the message when it holds nothing."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    text, encoding = decode_spreadsheet_text(data, path.name)
-    first, _, rest = text.partition("\n")
-    skip = 0
-    if first.strip().lower().startswith("sep=") and len(first.strip()) == 5:
-        delimiter, text, skip = first.strip()[4], rest, 1          # Excel's "sep=;" hint line
-    else:
-        header = next((line for line in text.split("\n") if line.strip()), "")
-        delimiter = max(DELIMITERS, key=lambda d: (header.count(d), d == ","))
-    if delimiter not in DELIMITERS:
-        raise InputError(f"{path.name}: line 1 names the separator {delimiter!r}; use ',', ';' or a tab")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        rows = [(reader.line_num + skip, cells) for cells in reader if any(c.strip() for c in cells)]
-    except csv.Error as exc:
-        raise InputError(f"{path.name}: line {reader.line_num + skip}: not CSV ({exc})") from None
-    if not rows:
-        raise InputError(f"{path.name}: is empty; the first row must name the columns {columns}")
-    return Table([c.strip() for c in rows[0][1]], rows[1:], delimiter, encoding)
 
 
 # A number written with a decimal comma: 0,881 · 256,00 · -1,31E+07 (a unit may follow).
@@ -154,18 +85,6 @@ def _question_number(text: str) -> int | None:
     if text[:1] in ("Q", "q"):
         text = text[1:]
     return int(text) if text.isdigit() and text.isascii() else None
-
-
-def grade_written(question, text: str):
-    """The verdict on an answer written on a paper (a readable matrix of the wrong shape is a
-    wrong answer there); AnswerError when it cannot be read."""
-    from quizforge.bank.grading import grade
-
-    if question.is_matrix:
-        from quizforge.bank.matrix_answers import grade_any_shape
-
-        return grade_any_shape(question, text)
-    return grade(question, text)
 
 
 def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
@@ -212,7 +131,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
             if answer != row["answer"] and len(comma_read) < 3:
                 comma_read.append(f"{row['answer']!r} as {answer}")
         try:
-            verdicts[sid][number] = grade_written(q, answer)
+            verdicts[sid][number] = mark_written(q, answer)
         except AnswerError as exc:
             reason = f"cannot read {row['answer']!r} ({exc})"
             rejects.append((line, sid, f"question {number}: {reason}"))
@@ -291,26 +210,11 @@ def _feedback(title: str, sid: str, questions: list, verdicts: dict, dropped: se
     return "\n".join(lines) + "\n"
 
 
-def mistake_sentence(verdict) -> str:
-    """The mistake a wrong answer matches, in words, where its feedback has not said it already."""
-    m = verdict.misconception
-    if m is None or m.feedback in verdict.feedback:
-        return ""
-    return f" Mistake: {m.feedback}."
-
-
-def marks_text(marks: float, signed: bool = False) -> str:
-    """Marks as GATE prints them: to 2 decimals, trailing zeros dropped (7.67, -0.33, 10)."""
-    marks = round(marks, 2) + 0.0   # + 0.0: no "-0" for a rounded-away tiny negative
-    text = f"{marks:+.2f}" if signed else f"{marks:.2f}"
-    return text.rstrip("0").rstrip(".")
-
-
 def option_label(option) -> str:
     """What an option says, the same on every paper whatever its letter there: its statement,
     or for a numeric option (whose number differs from paper to paper) "the key" or where its
     wrong number comes from."""
-    from quizforge.bank.mathtext import markdown_to_plain
+    from quizforge.text.terminal import markdown_to_plain
 
     mark = "✓ " if option.correct else "✗ "
     if option.value is None:

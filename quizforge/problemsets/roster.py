@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quizforge.errors import InputError
+from quizforge.problemsets.tables import read_table
 
 MAX_STUDENTS = 5000
 
@@ -25,11 +26,15 @@ def check_id(value: str, where: str) -> str:
 
 
 def load_roster(path: Path) -> list[Student]:
-    """The class list, read as `set grade` reads responses: comma, semicolon or tab; UTF-8,
-    UTF-16 or cp1252. Roll numbers that differ only in case are refused: grading matches
-    roll numbers whatever their case, so they could not be told apart."""
-    from quizforge.problemsets.responses import read_table
+    """The class list (see read_roster)."""
+    return read_roster(path)[0]
 
+
+def read_roster(path: Path) -> tuple[list[Student], str]:
+    """The class list, and how the file was read (said back, as `set grade` says how it read
+    the responses): comma, semicolon or tab; UTF-8, UTF-16 or cp1252. Roll numbers that differ
+    only in case are refused: grading matches roll numbers whatever their case, so they could
+    not be told apart."""
     table = read_table(path, columns="id and name (email is optional)")
     fields = [f.lower() for f in table.header]
     if "id" not in fields or "name" not in fields:
@@ -53,7 +58,7 @@ def load_roster(path: Path) -> list[Student]:
             raise InputError(f"{path.name}: more than {MAX_STUDENTS} students")
     if not students:
         raise InputError(f"{path.name}: no students listed")
-    return students
+    return students, table.described(path.name, numbers=False)  # a roster holds no numbers
 
 
 def numbered_variants(k: int) -> list[Student]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
+from quizforge.problemsets.marking import marks_text, mistake_sentence
 
 
 def printed_set(folder: Path, cache: dict | None = None):
@@ -88,7 +89,6 @@ def write_keys(folder: Path, ids: list[str], out: Path | None = None,
 
 def returned_answers(questions: list, verdicts: dict, unread: dict, dropped: set, notes: dict) -> dict:
     """What a student's return sheet says above each question's key (typeset.Returned by number)."""
-    from quizforge.problemsets.responses import marks_text, mistake_sentence
     from quizforge.problemsets.typeset import Returned
 
     said = {}

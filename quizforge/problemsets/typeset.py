@@ -1,325 +1,32 @@
 """Papers and keys as PDF, through typst (the `typst` package from PyPI: no TeX installation).
 
-The bank writes Markdown with LaTeX math; this module turns the small subset it uses into
-typst markup and typst math (fractions, roots, bold and calligraphic letters, operators,
-matrices, 50{,}257 as the one number "50,257"), and draws a matrix of attention weights as a
-heatmap. A page is laid out as a printed exam is: each question in one block that is never
+The bank writes Markdown with TeX math, which `quizforge.text.typst` turns into typst markup
+and math; this module lays out papers and keys, and draws a matrix of attention weights (the
+rule in `quizforge.text.matrix`) as a heatmap. A page is laid out as a printed exam is: each question in one block that is never
 split across pages, a bubble per option (circles for MCQ, squares for MSQ) and a box per
 number, the name, roll number and "page n of N" on every page, nothing numbered, a chain of
 equalities set a step per line and any formula wider than the text scaled to fit. A paper is
 padded to an even number of pages for double-sided printing; a key's or return sheet's entry
 stays on one page unless it is longer than one; sections follow on without a page break. Names in
-Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. A formula
-the converter cannot take (a command it does not know, unbalanced braces) is printed as plain
-text, as the terminal writes it; should typst still refuse a document, it is set again with
-all its math as plain text rather than not at all.
+Devanagari, Tamil and Telugu are set in the Noto fonts the fontpkg packages bundle. Should typst
+refuse a document, it is set again with all its math as plain text rather than not at all.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from quizforge.bank.question import Step
 from quizforge.bank.steps import plural
-
-# LaTeX commands -> typst math symbols.
-SYMBOLS = {
-    "cdot": "dot.c", "times": "times", "approx": "approx", "infty": "infinity", "to": "->", "top": "top",
-    "le": "<=", "leq": "<=", "ge": ">=", "geq": ">=", "neq": "!=", "ldots": "...", "cdots": "dots.c",
-    "odot": "dot.o", "log": "log", "cos": "cos", "sin": "sin", "exp": "exp", "sum": "sum", "max": "max",
-    "min": "min", "in": "in", "pm": "plus.minus", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋",
-    "mid": "|", "quad": "quad", "qquad": "wide", "ell": "ell", "partial": "diff", "nabla": "nabla",
-    "cdotp": "dot.c", "colon": ":", "prime": "prime", "tanh": "tanh", "ln": "ln", "arg": "arg",
-    "lVert": "||", "rVert": "||", "Vert": "||", "vert": "|", "ge": ">=", "gg": ">>", "ll": "<<",
-    "sim": "tilde.op", "propto": "prop", "cap": "sect", "cup": "union", "forall": "forall", "exists": "exists",
-}
-ACCENTS = {"hat": "hat", "bar": "overline", "overline": "overline", "tilde": "tilde", "vec": "arrow", "dot": "dot"}
-GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
-         "nu", "xi", "pi", "rho", "sigma", "tau", "phi", "chi", "psi", "omega", "Gamma", "Delta", "Theta",
-         "Lambda", "Pi", "Sigma", "Phi", "Psi", "Omega"}
-SPACES = {",": "thin", ";": "med", ":": "med", "!": "", " ": " "}
-FONTS = {"mathbf": "bold", "mathcal": "cal", "mathrm": "upright", "mathbb": "bb", "boldsymbol": "bold",
-         "mathit": "italic"}
-
-
-_DIGIT_GROUPS = re.compile(r"\d{1,3}(?:\{,\}\d{3})+(?:\.\d+)?")
-
-
-class Untranslatable(ValueError):
-    pass
-
-
-class _Reader:
-    def __init__(self, text: str):
-        self.text, self.i = text, 0
-
-    def peek(self) -> str:
-        return self.text[self.i] if self.i < len(self.text) else ""
-
-    def group(self) -> str:
-        """The next {…} group (or single token) as LaTeX source."""
-        while self.peek() == " ":
-            self.i += 1
-        if self.peek() != "{":
-            if self.peek() == "\\":
-                m = re.match(r"\\([a-zA-Z]+|.)", self.text[self.i:])
-                if m is None:
-                    raise Untranslatable("a lone backslash")
-                self.i += m.end()
-                return m.group(0)
-            ch = self.peek()
-            self.i += 1
-            return ch
-        depth, start = 0, self.i
-        while self.i < len(self.text):
-            ch = self.text[self.i]
-            depth += (ch == "{") - (ch == "}")
-            self.i += 1
-            if depth == 0:
-                return self.text[start + 1:self.i - 1]
-        raise Untranslatable("unbalanced braces")
-
-
-def _letters(run: str) -> str:
-    """Juxtaposed letters are a product in LaTeX, a single name in typst: space them out."""
-    return " ".join(run) if len(run) > 1 else run
-
-
-def latex_to_typst(latex: str) -> str:
-    """The bank's LaTeX math subset as typst math. Raises Untranslatable on anything else."""
-    r = _Reader(latex)
-    out: list[str] = []
-    while r.i < len(latex):
-        ch = r.peek()
-        if ch == "\\":
-            m = re.match(r"\\([a-zA-Z]+|.)", latex[r.i:])
-            if m is None:
-                raise Untranslatable("a lone backslash")
-            r.i += m.end()
-            name = m.group(1)
-            if name == "frac":
-                num, den = latex_to_typst(r.group()), latex_to_typst(r.group())
-                out.append(f" frac({num}, {den})")
-            elif name == "sqrt":
-                out.append(f" sqrt({latex_to_typst(r.group())})")
-            elif name in FONTS:
-                out.append(f" {FONTS[name]}({latex_to_typst(r.group())})")
-            elif name in ACCENTS:
-                out.append(f" {ACCENTS[name]}({latex_to_typst(r.group())})")
-            elif name == "operatorname":
-                out.append(f' op("{_plain(r.group())}")')
-            elif name == "text":
-                out.append(f' "{_plain(r.group())}"')
-            elif name == "begin":
-                env = r.group()
-                end = latex.find(f"\\end{{{env}}}", r.i)
-                if env not in ("bmatrix", "pmatrix", "matrix") or end < 0:
-                    raise Untranslatable(f"environment {env}")
-                body, r.i = latex[r.i:end], end + len(f"\\end{{{env}}}")
-                rows = [row for row in body.split("\\\\") if row.strip()]
-                cells = "; ".join(", ".join(latex_to_typst(c.strip()) or "" for c in row.split("&")) for row in rows)
-                delim = {"bmatrix": '"["', "pmatrix": '"("', "matrix": "#none"}[env]
-                out.append(f"mat(delim: {delim}, {cells})")
-            elif name in SYMBOLS:
-                out.append(f" {SYMBOLS[name]} ")
-            elif name in GREEK:
-                out.append(f" {name} ")
-            elif name in SPACES:
-                out.append(f" {SPACES[name]} ")
-            elif name in "{}":
-                out.append(f"\\{name}")
-            elif name == "left" or name == "right":
-                continue
-            else:
-                raise Untranslatable(f"\\{name}")
-        elif ch in "_^":
-            r.i += 1
-            out.append(f"{ch}({latex_to_typst(r.group())})")
-        elif ch == "{":
-            out.append(f"({latex_to_typst(r.group())})")
-        elif ch.isalpha() and ch.isascii():
-            m = re.match(r"[A-Za-z]+", latex[r.i:])
-            r.i += m.end()
-            out.append(_letters(m.group(0)))
-        elif ch in "#$\"":
-            raise Untranslatable(ch)
-        elif grouped := _DIGIT_GROUPS.match(latex, r.i):
-            # 50{,}257: one number in math, as a string, so typst neither spaces its commas
-            # as punctuation nor reads the braces as a group
-            r.i = grouped.end()
-            out.append(f' "{grouped.group(0).replace("{,}", ",")}"')
-        else:
-            if ch.isdigit() and out and out[-1][-1:].isalpha():
-                out.append(" ")  # "j1" would be one name in typst
-            out.append("\\/" if ch == "/" else ch)  # a bare / is a fraction in typst, a slash in LaTeX
-            r.i += 1
-    return re.sub(r"  +", " ", "".join(out)).strip()
-
-
-def _plain(text: str) -> str:
-    return text.replace("\\", "").replace('"', "'")
-
-
-# --- markup ----------------------------------------------------------------------------
-
-_MARKUP_SPECIAL = re.compile(r"([\\#*_`<>@\[\]~/$=+-])")
-
-
-def _escape(text: str) -> str:
-    return _MARKUP_SPECIAL.sub(r"\\\1", text)
-
-
-def _string(text: str) -> str:
-    """A typst string literal holding TEXT exactly."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _inline(text: str, math) -> str:
-    """A line of the bank's Markdown (bold, italics, code, $math$) as typst markup."""
-    out = []
-    for token in re.split(r"(\$[^$]+\$|\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`)", text):
-        if not token:
-            continue
-        if token.startswith("$"):
-            out.append(math(token[1:-1], display=False))
-        elif token.startswith("**"):
-            out.append(f"*{_inline(token[2:-2], math)}*")
-        elif token.startswith("*"):
-            out.append(f"_{_inline(token[1:-1], math)}_")
-        elif token.startswith("`"):
-            out.append(f"#raw({_string(token[1:-1])})")
-        elif out and out[-1].startswith("#") and token[0] in ";(.":
-            # after "#raw(…)" typst would take ";" as the end of the call, "(" and "." as more of it
-            out.append("\\" + token[0] + _escape(token[1:]))
-        else:
-            out.append(_escape(token))
-    return "".join(out)
-
-
-LONG_EQUATION = 60   # LaTeX characters past which a chain of equalities is set a step per line
-
-
-FITS_ANYWAY = 60   # source characters that can never be wider than the text: no need to measure them
-
-
-def _fitted(equation: str, characters: int) -> str:
-    """A display equation scaled down to the text width should it be wider; measuring costs
-    typst a tenth of a key's time, so one too short to overflow is left as it is."""
-    return f"#fit[{equation}]" if characters > FITS_ANYWAY else f"\n{equation}\n"
-
-
-def _sides(latex: str) -> list[str]:
-    """LATEX cut at its top-level equals signs (outside braces and brackets); matrices stay whole."""
-    if "\\begin" in latex:
-        return [latex]
-    sides, depth, start = [], 0, 0
-    for i, ch in enumerate(latex):
-        depth += (ch in "{([") - (ch in "})]")
-        if ch == "=" and depth == 0:
-            sides.append(latex[start:i])
-            start = i + 1
-    return [side.strip() for side in sides + [latex[start:]]]
-
-
-def plain_formula(latex: str) -> str:
-    """A formula as the terminal writes it (√dₖ, n²), as typst text: what a paper prints of math
-    that could not be typeset. Should even that fail, the LaTeX itself, as text."""
-    from quizforge.bank.mathtext import markdown_to_terminal
-
-    try:
-        return _escape(markdown_to_terminal(f"${latex}$"))
-    except Exception:   # noqa: BLE001 — the last resort must not fail
-        return _escape(latex)
-
-
-def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
-    def math(latex: str, display: bool) -> str:
-        if plain_math:
-            return plain_formula(latex)
-        try:
-            return typst_math(latex, display)
-        except Exception:   # noqa: BLE001 — any formula the converter cannot take is printed as text
-            return plain_formula(latex)
-
-    def typst_math(latex: str, display: bool) -> str:
-        if not display:
-            return f"${latex_to_typst(latex)}$"
-        sides = _sides(latex)
-        if len(sides) >= 3 and len(latex) > LONG_EQUATION:
-            # a chain of equalities, one step per line, aligned at the equals signs
-            body = latex_to_typst(sides[0]) + " " + " \\\n".join("&= " + latex_to_typst(side) for side in sides[1:])
-            widest = max(len(sides[0]) + len(side) for side in sides[1:])
-        else:
-            body, widest = latex_to_typst(latex), len(latex)
-        return _fitted(f"$ {body} $", widest)
-
-    lines = []
-    for block in re.split(r"(^```[^\n]*\n.*?^```[ \t]*$|\$\$.+?\$\$)", markdown, flags=re.S | re.M):
-        if block.startswith("```"):
-            # A code listing keeps its lines and spacing: a raw block, never reflowed as prose.
-            info, _, code = block[3:].partition("\n")
-            code = code.rstrip()[:-3].rstrip("\n")
-            lang = f"lang: {_string(info.strip())}, " if info.strip() else ""
-            lines.append(f"\n#raw(block: true, {lang}{_string(code)})\n")
-            continue
-        if block.startswith("$$"):
-            lines.append("\n" + math(block[2:-2].strip(), display=True) + "\n")
-            continue
-        for line in block.split("\n"):
-            heading = re.match(r"(#+) (.*)", line)
-            item = re.match(r"(\s*)- (.*)", line)
-            numbered = re.match(r"(\s*)(\d+)\. (.*)", line)
-            if heading:
-                lines.append("=" * len(heading.group(1)) + " " + _inline(heading.group(2), math))
-            elif item:
-                lines.append(f"{item.group(1)}- {_inline(item.group(2), math)}")
-            elif numbered:
-                lines.append(f"{numbered.group(1)}{numbered.group(2)}. {_inline(numbered.group(3), math)}")
-            else:
-                lines.append(_inline(line, math))
-    return "\n".join(lines)
-
-
-@functools.lru_cache(maxsize=65536)
-def _markdown(text: str, plain_math: bool) -> str:
-    return markdown_to_typst(text, plain_math)
-
-
-def heatmap(step: Step) -> str:
-    """A matrix of attention weights as a table of cells shaded by their weight (unnumbered:
-    nothing refers to it by number)."""
-    rows = step.matrix or ()
-    cells = []
-    for row in rows:
-        for value in row:
-            try:
-                w = min(max(float(value), 0.0), 1.0)
-            except ValueError:
-                w = 0.0
-            cells.append(f'table.cell(fill: blue.transparentize({100 - round(100 * w)}%))[{_escape(math_minus(value))}]')
-    return (f"#align(center)[_{_escape(step.title)}: darker is more weight_ \\\n"
-            f"#table(columns: {len(rows[0]) if rows else 1}, align: center, {', '.join(cells)})]")
-
-
-def math_minus(entry: str) -> str:
-    """An entry as math prints it: a minus sign (−), not the hyphen a string would keep."""
-    return "−" + entry[1:] if entry.startswith("-") else entry
-
-
-def matrix_math(step: Step, name: str = "") -> str:
-    """A matrix set as a bracketed matrix (a third of a table's typesetting time), NAME = in front."""
-    rows = "; ".join(", ".join(_string(math_minus(v)) for v in row) for row in step.matrix or ())
-    label = f"bold({_string(name)}) = " if name else ""
-    widest = len(name) + max((sum(len(v) + 2 for v in row) for row in step.matrix or ()), default=0)
-    return _fitted(f'$ {label}mat(delim: "[", align: #right, {rows}) $', widest)
+from quizforge.text.terminal import markdown_to_terminal
+from quizforge.text.tex import Untranslatable
+from quizforge.text.typst import escape, markdown_to_typst, matrix_math, string, typst_matrix
 
 
 def answer_grid(question) -> str:
     """A matrix answer's boxes on the paper: one box per entry, in the matrix's shape."""
-    from quizforge.bank.matrix_answers import shape_of
+    from quizforge.answers.matrix_questions import shape_of
 
     rows, cols = shape_of(question.answer)
     cells = ", ".join(["[]"] * (rows * cols))
@@ -329,20 +36,11 @@ def answer_grid(question) -> str:
 
 def key_matrix(question) -> str:
     """A matrix answer's key, set as a bracketed matrix (−∞ for an additive mask's -inf)."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     rows = [["−∞" if x == float("-inf") else entry_text(x, question.decimals) for x in row]
             for row in question.answer]
     return matrix_math(Step("Answer", matrix=tuple(tuple(row) for row in rows)))
-
-
-def is_weights(step: Step) -> bool:
-    if step.matrix is None or "weight" not in step.title.lower():
-        return False
-    try:
-        return all(0.0 <= float(v) <= 1.0 for row in step.matrix for v in row)
-    except ValueError:
-        return False
 
 
 # Scripts the bundled fonts set (Libertinus Serif: Latin, Greek, Cyrillic; Noto Sans: the rest).
@@ -378,7 +76,7 @@ def name_markup(name: str) -> str:
     """A student's name as typst markup; a name in a script no bundled font sets is left for the
     student to write, as a blank line, rather than printed as empty boxes."""
     if name and printable(name):
-        return _escape(name)
+        return escape(name)
     return "#box(width: 6cm, repeat[.])" + ("" if not name else " _(write your name)_")
 
 
@@ -419,14 +117,14 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
     from quizforge.bank.export import accepted_text
     from quizforge.bank.question import LETTERS
 
-    md = lambda text: _markdown(text, plain_math)  # noqa: E731
+    md = lambda text: markdown_to_typst(text, plain_math)  # noqa: E731
     marks = f"{question.marks} mark{'s' if question.marks > 1 else ''}"
-    parts = [f"=== Q{number}. {_escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
+    parts = [f"=== Q{number}. {escape(question.title)}" + (f" #raw(\"{question.id}\")" if with_answer else ""),
              f"_{question.kind} · {marks}_", "", md(question.prompt), ""]
     for exhibit in question.exhibits:
-        parts.append(heatmap(exhibit) if is_weights(exhibit) else matrix_math(exhibit, exhibit.title))
+        parts.append(typst_matrix(exhibit, exhibit.title))
     parts += _option_lines(question, md, with_answer)
-    parts += ["", f"_{_escape(question.instruction('paper'))}_", ""]
+    parts += ["", f"_{escape(question.instruction('paper'))}_", ""]
     if question.is_matrix and not with_answer:
         parts += [answer_grid(question), ""]
     elif question.kind == "NAT" and not with_answer:
@@ -434,16 +132,16 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
     shown = "#block(breakable: false, width: 100%)[\n" + "\n".join(parts) + "\n]"
     if not with_answer:
         return shown
-    accepted = f" (accepted: {_escape(accepted_text(question))})" if question.kind == "NAT" else ""
+    accepted = f" (accepted: {escape(accepted_text(question))})" if question.kind == "NAT" else ""
     answer = key_matrix(question) if question.is_matrix else md(question.answer_md)
     # The entry is kept on one page as a chain of sticky blocks, each moving to the next page
     # with the one after it; typst breaks a chain only where it is longer than a page. (Measuring
     # the entry to decide would lay it out twice: twice the time.)
     head = [heading, shown] if heading else [shown]   # a section's heading kept with its first entry
     if returned is not None:
-        written = _escape(returned.answer) if returned.answer else "_not answered_"
+        written = escape(returned.answer) if returned.answer else "_not answered_"
         head.append(f"#block(fill: luma(235), inset: 6pt, radius: 2pt, width: 100%)[*Your answer:* {written} "
-                    f"#h(1fr) *Marks:* {_escape(returned.marks)} \\\n{_escape(returned.feedback)}]")
+                    f"#h(1fr) *Marks:* {escape(returned.marks)} \\\n{escape(markdown_to_terminal(returned.feedback))}]")
     head += [f"*Answer:* {answer}{accepted}", "", "*Solution.*"]
     blocks = [("", "\n".join(head))]
     for n, step in enumerate(question.solution, 1):
@@ -451,7 +149,7 @@ def question_typst(question, number: int, with_answer: bool, plain_math: bool,
         # typst several times as much to lay out, and a block would break a list anyway
         body = f"#place(dx: -{STEP_INDENT})[{n}.]*{md(step.title)}.* {md(step.md)}"
         if step.matrix is not None:
-            body += "\n" + (heatmap(step) if is_weights(step) else matrix_math(step))
+            body += "\n" + typst_matrix(step)
         blocks.append((f", inset: (left: {STEP_INDENT})", body))
     reasons = [(i, option) for i, option in enumerate(question.options) if option.why]
     if reasons:
@@ -472,14 +170,14 @@ def document(spec, slots, paper, kind: str, plain_math: bool = False, returned: 
     student = paper.student
     total = sum(q.marks for q in paper.questions)
     with_answer = kind != "paper"
-    parts = [f"= {_escape(spec.title + WHAT[kind])}", "",
-             f"*Name:* {name_markup(student.name)} #h(1fr) *Roll number:* {_escape(student.id)}", "",
+    parts = [f"= {escape(spec.title + WHAT[kind])}", "",
+             f"*Name:* {name_markup(student.name)} #h(1fr) *Roll number:* {escape(student.id)}", "",
              f"*Time:* {spec.duration} minutes #h(1fr) *Total:* {total} {plural(total, 'mark')}, "
              f"{len(paper.questions)} {plural(len(paper.questions), 'question')}", ""]
     if kind == "return":
-        parts += [f"*Your marks:* {_escape(returned['total'])}", ""]
+        parts += [f"*Your marks:* {escape(returned['total'])}", ""]
     if spec.instructions:
-        parts += [_escape(spec.instructions), ""]
+        parts += [escape(spec.instructions), ""]
     parts += ["_A wrong MCQ answer costs 1/3 of its marks; MSQ and NAT carry no negative marks._", ""]
     if with_answer:
         parts += ["Each question's ID regenerates it, with this worked solution: #raw(\"quiz explain ID\").", ""]
@@ -489,7 +187,7 @@ def document(spec, slots, paper, kind: str, plain_math: bool = False, returned: 
         if slot.section != section:
             # no page break: the heading stays with its first question, and the page's rest is used
             section = slot.section
-            heading = f"== {_escape(section)}\n"
+            heading = f"== {escape(section)}\n"
             if not with_answer:
                 parts.append(heading)
         mine = returned.get(slot.number) if returned else None
@@ -506,16 +204,16 @@ def _student_pages(spec, paper, n: int, body: str, kind: str) -> str:
     and "page n of N" (N this student's pages) at the foot. A paper is padded to an even
     number of pages, so that printed double-sided the next student starts on a new sheet."""
     student = paper.student
-    shown_name = f"{_escape(student.name)} ·" if student.name and printable(student.name) else ""
-    header = (f"#set text(size: 8.5pt)\n{_escape(spec.title)}{WHAT[kind]} #h(1fr) {shown_name} "
-              f"*{_escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
+    shown_name = f"{escape(student.name)} ·" if student.name and printable(student.name) else ""
+    header = (f"#set text(size: 8.5pt)\n{escape(spec.title)}{WHAT[kind]} #h(1fr) {shown_name} "
+              f"*{escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
     footer = (f'#set text(size: 8.5pt)\n#h(1fr) #context [Page #counter(page).display() of '
               f'#counter(page).at(label("end-{n}")).first()] #h(1fr)')
-    marker = f'#context [#metadata((id: {_string(student.id)}, page: here().page())) <paper-start>]'
+    marker = f'#context [#metadata((id: {string(student.id)}, page: here().page())) <paper-start>]'
     # measured from labels before the padding, so that adding it cannot change the answer
     padding = (f"#metadata(none) <body-end-{n}>\n#context if calc.even(locate(<body-end-{n}>).page() - "
                f"locate(<start-{n}>).page()) {{ pagebreak()\n"
-               f"  align(center + horizon, emph({_string(BLANK)})) }}\n") if kind == "paper" else ""
+               f"  align(center + horizon, emph({string(BLANK)})) }}\n") if kind == "paper" else ""
     return (f"#page(header: [{header}], footer: [{footer}])[\n#counter(page).update(1)\n{marker}\n"
             f"#metadata(none) <start-{n}>\n"
             f"{body}\n{padding}#metadata(none) <end-{n}>\n]")
@@ -546,27 +244,26 @@ def answer_book_source(spec, papers: list) -> str:
     letters of an MCQ or MSQ) and a NAT's accepted range, several students to a page, none
     split across two."""
     from quizforge.bank.export import accepted_text
-    from quizforge.bank.mathtext import markdown_to_terminal
 
     parts = [PREAMBLE,
-             f'#set page(columns: 2, header: [#set text(size: 8.5pt)\n{_escape(spec.title)} — answer book '
+             f'#set page(columns: 2, header: [#set text(size: 8.5pt)\n{escape(spec.title)} — answer book '
              '#h(1fr) #context [Page #counter(page).display() of #counter(page).final().first()]'
              '\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)])',
              "#set text(size: 8pt)",
-             f"= {_escape(spec.title)}: answer book", "",
+             f"= {escape(spec.title)}: answer book", "",
              "Each student's keys: the letters to mark for an MCQ or MSQ, and for a number the range "
              "accepted, both ends included.", ""]
     for paper in papers:
         student = paper.student
-        shown = f" · {_escape(student.name)}" if student.name and printable(student.name) else ""
+        shown = f" · {escape(student.name)}" if student.name and printable(student.name) else ""
         cells = []
         for number, q in enumerate(paper.questions, 1):
             if q.kind == "NAT":
                 key, accepted = markdown_to_terminal(q.answer_md), accepted_text(q)
             else:
                 key, accepted = q.correct_letters, ""
-            cells += [f"[{number}]", f"[{q.kind}]", f"[{_escape(key)}]", f"[{_escape(accepted)}]"]
-        parts.append(f"#block(breakable: false, width: 100%)[*{_escape(student.id)}*{shown}\n"
+            cells += [f"[{number}]", f"[{q.kind}]", f"[{escape(key)}]", f"[{escape(accepted)}]"]
+        parts.append(f"#block(breakable: false, width: 100%)[*{escape(student.id)}*{shown}\n"
                      f"#table(columns: (auto, auto, 1fr, 1.3fr), inset: 2.5pt, stroke: 0.4pt, "
                      f"[*Q*], [*Kind*], [*Key*], [*Accepted*], {', '.join(cells)})]")
     return "\n".join(parts)

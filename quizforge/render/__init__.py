@@ -7,7 +7,8 @@
 - `matrix`: matrices that never hide an entry at any width;
 - `calc`: the calculators' reports (`quiz calc`).
 
-The library modules return plain data; only the command line and the practice screens import these.
+The library modules return plain data; only the command line, the practice screens (quizforge.tui)
+and the browser import these.
 """
 
 from quizforge.render.terminal import Progress, console

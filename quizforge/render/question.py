@@ -12,8 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.bank.export import accepted_text
-from quizforge.bank.grading import Verdict
-from quizforge.bank.mathtext import markdown_to_terminal
+from quizforge.answers.verdict import Verdict
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.render.matrix import MatrixRow, MatrixView
 
@@ -34,7 +34,7 @@ def matrix_view(step: Step) -> MatrixView:
 
 def key_matrix_view(question: Question) -> MatrixView:
     """A matrix answer's key as a matrix: entries whole, whatever the width."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     rows = [[entry_text(x, question.decimals) for x in row] for row in question.answer]
     return MatrixView(Text("Answer", style="bold green"), rows)
@@ -111,7 +111,7 @@ def verdict_view(verdict: Verdict) -> Text:
     style = "bold green" if verdict.correct else "bold red"
     mark = "✓" if verdict.correct else "✗"
     sign = "+" if verdict.marks > 0 else ""
-    text = Text.assemble((f"{mark} ", style), (verdict.feedback, style if verdict.correct else ""),
+    text = Text.assemble((f"{mark} ", style), (markdown_to_terminal(verdict.feedback), style if verdict.correct else ""),
                          (f"   [{sign}{verdict.marks:.2f} of {verdict.max_marks}]", "dim"))
     if not verdict.correct:
         text.append(f"\n  answer: {verdict.answer}")

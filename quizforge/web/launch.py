@@ -173,7 +173,7 @@ def run_browser_mock(history: History, console, *, questions: int | None, minute
         console.print(f"\nMock paused: #{state.number}, {clock_text(state.remaining)} left · continue with: "
                       f"quiz practice --resume {state.number} (add --browser for the browser)", style="bold yellow")
         raise KeyboardInterrupt   # the command exits as interrupted (130, or 143 for SIGTERM)
-    from quizforge.practice.mock_report import mock_report_view
+    from quizforge.tui.mock_report import mock_report_view
 
     console.print(mock_report_view(sitting.result, sitting.earlier))
     return sitting.ended or "submitted"

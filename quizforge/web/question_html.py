@@ -2,7 +2,7 @@
 
 `question_view` is what the exam screen gets: prompt, exhibits and options, never the title,
 the key, the reasons behind options or the solution. `solution_html` is for the report only.
-Markdown goes through the same renderer as the LMS exports (raw HTML in a prompt is shown
+Markdown goes through `quizforge.text.html`, as the LMS exports do (raw HTML in a prompt is shown
 as text, math becomes \\(…\\) and \\[…\\]); matrices become tables, and attention weights
 (rows of probabilities) a heatmap.
 """
@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import html
 import re
-from fractions import Fraction
 
-from quizforge.bank.question import LETTERS, Question, Step
-from quizforge.problemsets.lmstext import inline_html, to_html
+from quizforge.bank.question import LETTERS, Question
+from quizforge.text.html import inline_html, matrix_html, to_html
 
 
 def negative_text(question: Question) -> str:
@@ -28,56 +27,15 @@ def marks_text(marks: int) -> str:
     return f"{marks} mark{'s' if marks != 1 else ''}"
 
 
-def _number(cell: str) -> float | None:
-    try:
-        return float(Fraction(cell.replace("−", "-").strip()))
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-def is_attention_weights(step: Step) -> bool:
-    """A matrix of weights whose rows are numbers in [0, 1] summing to 1 (a softmax's output),
-    drawn as a heatmap. The title must say so: a one-hot matrix of inputs is no heatmap."""
-    if not any(word in step.title.lower() for word in ("weight", "softmax")):
-        return False
-    rows = [[_number(cell) for cell in row] for row in step.matrix or ()]
-    if not rows or any(v is None or not 0 <= v <= 1 for row in rows for v in row):
-        return False
-    return all(abs(sum(row) - 1) <= 0.02 * len(row) for row in rows)
-
-
-def matrix_html(step: Step, caption: bool = True) -> str:
-    """A matrix as a table with its labels; a heatmap (shade by value) for attention weights.
-    `caption`: the step's title above it (a worked solution's step has its own heading)."""
-    heat = is_attention_weights(step)
-    out = [f'<table class="matrix{" heatmap" if heat else ""}">']
-    if caption:
-        out.append(f"<caption>{inline_html(step.title)}</caption>")
-    if step.col_labels:
-        corner = "<th></th>" if step.row_labels else ""
-        out.append("<tr>" + corner + "".join(f"<th>{html.escape(c)}</th>" for c in step.col_labels) + "</tr>")
-    for r, row in enumerate(step.matrix or ()):
-        label = f"<th>{html.escape(step.row_labels[r])}</th>" if r < len(step.row_labels) else ""
-        cells = []
-        for cell in row:
-            value = _number(cell) if heat else None
-            # White text on the darker half of the scale.
-            style = "" if value is None else f' style="--w:{value:.3f}"' + (' class="dark"' if value > 0.55 else "")
-            cells.append(f"<td{style}>{html.escape(cell)}</td>")
-        out.append("<tr>" + label + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "".join(out)
-
-
 def matrix_entry_shape(question: Question) -> dict | None:
     """For a matrix answer, the grid of cells the page draws: its shape (the prompt states it)
     and whether −∞ may be entered (the instruction says so too); None for any other question."""
     if not question.is_matrix:
         return None
-    from quizforge.bank.matrix_answers import shape_of, uses_minus_infinity
+    from quizforge.answers.matrix_questions import shape_of
 
     rows, cols = shape_of(question.answer)
-    return {"rows": rows, "cols": cols, "minus_infinity": uses_minus_infinity(question)}
+    return {"rows": rows, "cols": cols, "minus_infinity": question.uses_minus_infinity}
 
 
 def keypad_entry(entry: str) -> str:
@@ -113,7 +71,7 @@ def answer_table(cells: list[list[str]], css: str = "answer-matrix", wrong=froze
 
 def key_cells(question: Question) -> list[list[str]]:
     """The key of a matrix question as cells (for the report only)."""
-    from quizforge.bank.matrix_answers import entry_text
+    from quizforge.answers.matrix_questions import entry_text
 
     return [[entry_text(x, question.decimals) for x in row] for row in question.answer]
 

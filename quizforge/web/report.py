@@ -4,9 +4,9 @@ the candidate's answer, the key and the worked solution. Built only once the pap
 from __future__ import annotations
 
 from quizforge.bank.question import LETTERS
-from quizforge.problemsets.lmstext import inline_html
+from quizforge.text.html import inline_html
 from quizforge.practice.mock_percent import exact_percent, mock_percent
-from quizforge.practice.mock_report import comparison
+from quizforge.practice.mock_percent import comparison
 from quizforge.practice.timefmt import clock_text
 from quizforge.web.question_html import (
     answer_cells, answer_table, key_cells, marks_text, negative_text, question_view, solution_html)
@@ -27,13 +27,13 @@ def _chosen_letters(question, answer: str | None) -> set[str]:
 def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
     """(row, column) of each entry of a matrix answer outside its accepted range."""
     from quizforge.answers import AnswerError
-    from quizforge.bank import matrix_answers
+    from quizforge.answers import matrix_questions
 
     try:
-        given = matrix_answers.read(question, answer or "")
+        given = matrix_questions.read(question, answer or "")
     except AnswerError:
         return frozenset()
-    return frozenset(matrix_answers.wrong_entries(question.answer, given, question.decimals))
+    return frozenset(matrix_questions.wrong_entries(question.answer, given, question.decimals))
 
 
 def report_context(result: dict, earlier: list[dict], questions: list) -> dict:

@@ -30,6 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from quizforge.errors import InputError
+from quizforge.practice.mock_sections import question_marks
 from quizforge.web.sitting import BadRequest, WebSitting
 
 STATIC = Path(__file__).parent / "static"
@@ -285,7 +286,5 @@ def _hms(seconds: float) -> str:
 
 
 def _marks_total(sitting: WebSitting) -> int:
-    from quizforge.practice.mock_sections import question_marks
-
     return sum(question_marks(qid) for qid in sitting.state.paper)
 

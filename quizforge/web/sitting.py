@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 
+from quizforge.errors import InputError
 from quizforge.practice.mock import (
     PALETTE_STATES, Answer, Clear, Confirm, Ended, Goto, Mark, MockEngine, Submit, SubmitAsked, Unreadable,
     palette_state)
@@ -35,8 +36,6 @@ def candidate_name(text: str | None) -> str:
     """The name on the candidate panel: as given (--name or QUIZFORGE_NAME), else "Candidate";
     never the account's user name, which on a shared or root shell says nothing about the
     candidate. InputError, in one line, for a name that could not be shown as typed."""
-    from quizforge.errors import InputError
-
     if text is None:
         return DEFAULT_CANDIDATE
     name = " ".join(text.split())

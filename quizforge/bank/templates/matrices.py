@@ -2,7 +2,7 @@
 
 A topic of its own, so that drawing from `attention` (a drill, a problem-set section) asks
 what it asked before. NAT questions whose answer is a matrix, graded entry by entry
-(bank.matrix_answers). The mask comes from the reference `causal_mask`; the weights and the output from
+(answers.matrix_questions). The mask comes from the reference `causal_mask`; the weights and the output from
 `quizforge.handcalc.attention_steps`, which runs the reference attention in float64.
 Each modelled mistake is the whole matrix that mistake gives; a draw where a mistake's
 matrix would be accepted as the key is redrawn, so every mistake can be named.
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from quizforge.bank.matrix_answers import formatter, matches
+from quizforge.answers import round_half_away
+from quizforge.answers.matrix_questions import formatter, matches
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import matrix, rounded
@@ -163,8 +164,6 @@ def _near_zero_but_not(rows) -> bool:
 def _typed(rows) -> tuple:
     """A matrix as someone types it when asked for DECIMALS places: exact decimals (Fractions), since
     the float nearest 1.99 lies below 1.99 and would slip past the range's end."""
-    from quizforge.answers import round_half_away
-
     return tuple(tuple(round_half_away(x, DECIMALS) for x in row) for row in rows)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
-from quizforge.bank.steps import integer, tex_int
+from quizforge.bank.steps import decimal, fixed, integer, rounded, tex_int
 from quizforge.bank.template import Draft, template
 from quizforge.bank.templates.models import _measured_part, gpt_layer_draft
-from quizforge.bank.templates.params import PARAMETERS, _measured, model_count_draft
+from quizforge.bank.templates.params import BILLIONS, PARAMETERS, _measured, model_count_draft
 
 _SCALED_FROM = ("bert-base", "bert-large", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama-7b")
 
@@ -171,9 +171,6 @@ def transformer_shaped(chain: SeedChain) -> Draft:
           title="The 12·L·d² rule of thumb, in billions")
 def rule_of_thumb(chain: SeedChain) -> Draft:
     from fractions import Fraction
-
-    from quizforge.bank.steps import decimal, fixed, rounded
-    from quizforge.bank.templates.params import BILLIONS
 
     s = chain.stream("params")
     L = s.integer(12, 96)

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from quizforge.practice.terminal import EOF, TIMEOUT
+from quizforge.tui.terminal import EOF, TIMEOUT
 
 
 def rows_to_come(question, line: str) -> int:
     """How many more lines to read after `line`: 0 unless it is the first row of a matrix answer."""
     if not getattr(question, "is_matrix", False) or any(ch in line for ch in "[];"):
         return 0
-    from quizforge.bank.matrix_answers import shape_of
+    from quizforge.answers.matrix_questions import shape_of
     from quizforge.errors import InputError
     from quizforge.answers.matrices import parse_matrix
 
@@ -58,7 +58,7 @@ def complete(question, line: str, read: Callable[[str], str], is_command: Callab
     more = rows_to_come(question, line)
     if not more:
         return line
-    from quizforge.bank.matrix_answers import shape_of
+    from quizforge.answers.matrix_questions import shape_of
 
     cols = shape_of(question.answer)[1]
     lines = [line]

@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.render.fit import shows_whole
-from quizforge.practice.charts import plural
-from quizforge.practice.mock_percent import exact_percent, one_place
+from quizforge.practice.mock_percent import comparison, one_place, result_percent
 from quizforge.practice.timefmt import clock_text
-
-
-def _exact_percent(result: dict) -> Fraction:
-    return exact_percent(result["score"], result["max"]) or Fraction(0)
-
-
-def comparison(result: dict, earlier: list[dict]) -> dict | None:
-    """This paper against the earlier ones, in percent of the maximum (papers differ in length);
-    each figure from exact values, rounded once."""
-    if not earlier:
-        return None
-    now = _exact_percent(result)
-    previous = [_exact_percent(r) for r in earlier]
-    return {"mocks_before": len(previous), "last": one_place(previous[-1]), "best_before": one_place(max(previous)),
-            "average_before": one_place(sum(previous) / len(previous)), "this": one_place(now),
-            "change": one_place(now - previous[-1]), "personal_best": now > max(previous)}
+from quizforge.render.fit import shows_whole
+from quizforge.tui.charts import plural
 
 
 def _topic_title(topic: str) -> str:
@@ -41,7 +23,7 @@ def _topic_title(topic: str) -> str:
 def _question_cell(question_id: str) -> Text:
     """The template's title, with the question ID under it for `quiz explain` and the GATE DA
     syllabus topics the question exercises (or that it is beyond the syllabus)."""
-    from quizforge.bank.mathtext import markdown_to_terminal
+    from quizforge.text.terminal import markdown_to_terminal
     from quizforge.bank.registry import parse_question_id
     from quizforge.bank.syllabus import syllabus_text
 
@@ -55,7 +37,7 @@ WIDE_REPORT = 100
 
 
 def _head(result: dict) -> Table:
-    pct = _exact_percent(result)
+    pct = result_percent(result)
     answered, correct = result["answered"], result["correct"]
     head = Table.grid(padding=(0, 2))
     head.add_column(no_wrap=True)

@@ -14,12 +14,12 @@ from rich.console import Console
 from rich.text import Text
 
 from quizforge.practice import drill as engine
-from quizforge.practice.charts import plural
-from quizforge.practice.matrix_entry import complete
-from quizforge.practice.reports import drill_summary_view, when
-from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
-from quizforge.practice.view import keys_line
+from quizforge.tui.charts import plural
+from quizforge.tui.matrix_entry import complete
+from quizforge.tui.reports import drill_summary_view, when
+from quizforge.tui.terminal import EOF, TIMEOUT
+from quizforge.tui.view import keys_line
 
 ANSWER_PROMPT = "answer › "
 NEXT_PROMPT = "Enter next · e worked solution · q quit › "
@@ -101,7 +101,7 @@ class DrillScreen:
 
     def _draw(self, events: list) -> engine.SessionOver | engine.NothingToAsk | None:
         from quizforge.render import question as render
-        from quizforge.bank.mathtext import markdown_to_terminal
+        from quizforge.text.terminal import markdown_to_terminal
 
         last = None
         out = self.console

@@ -10,10 +10,10 @@ from rich.panel import Panel
 from rich.text import Text
 
 from quizforge.practice import interview as engine
-from quizforge.practice.reports import interview_summary_view
-from quizforge.practice.terminal import EOF, TIMEOUT
 from quizforge.practice.timefmt import clock_text
-from quizforge.practice.view import keys_line
+from quizforge.tui.reports import interview_summary_view
+from quizforge.tui.terminal import EOF, TIMEOUT
+from quizforge.tui.view import keys_line
 
 RATINGS = {"1": Rating.Again, "again": Rating.Again, "a": Rating.Again,
            "2": Rating.Hard, "hard": Rating.Hard, "h": Rating.Hard,

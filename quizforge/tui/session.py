@@ -6,8 +6,8 @@ import time
 
 from quizforge.practice.paths import history_path
 from quizforge.practice.store import History
-from quizforge.practice.terminal import reader_for_stdin
-from quizforge.render import console as make_console
+from quizforge.render import Progress, console as make_console
+from quizforge.tui.terminal import reader_for_stdin
 
 
 def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count=10, new_per_day=10,
@@ -16,8 +16,6 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
     """Run one session; returns the exit status (0, or 130 when interrupted by Ctrl-C).
     `resume`: True for the last paused mock, or a mock's number. `exam_date` ("YYYY-MM-DD"
     or "off") and `target_retention` are saved in the history; `new_per_day` None: the exam's pace."""
-    from quizforge.render import Progress
-
     console = console or make_console()
     history = drill = None
     try:
@@ -30,7 +28,7 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
             if mode == "drill":
                 preparing.step("loading the question bank")
                 from quizforge.practice.drill import Drill, DrillOptions
-                from quizforge.practice.drill_screen import DrillScreen
+                from quizforge.tui.drill_screen import DrillScreen
                 from quizforge.practice.exam import remember_exam
 
                 exam = remember_exam(history, exam_date, target_retention, clock())
@@ -41,11 +39,11 @@ def run_practice(mode: str, *, data_dir=None, topic=None, difficulty=None, count
                 started = drill.start()
             elif mode == "mock":
                 preparing.step("loading the mock")
-                from quizforge.practice.mock_screen import run_mock
+                from quizforge.tui.mock_screen import run_mock
             elif mode == "interview":
                 preparing.step("loading the interview questions")
                 from quizforge.practice.interview import Interview
-                from quizforge.practice.interview_screen import InterviewScreen
+                from quizforge.tui.interview_screen import InterviewScreen
 
                 interview = Interview(history, count=count, topic=topic, clock=clock)
             else:

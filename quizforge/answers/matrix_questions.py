@@ -19,7 +19,10 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from quizforge import answers
+from quizforge.answers.matrices import format_fraction, parse_matrix
+from quizforge.answers.verdict import Verdict, shown_answer
 from quizforge.bank.question import Misconception, Question
+from quizforge.errors import InputError
 
 Entry = Any                        # Fraction, float, int, or float('-inf')
 Grid = tuple[tuple[Entry, ...], ...]
@@ -42,8 +45,6 @@ def shape_text(rows: int, cols: int) -> str:
 
 def entry_text(x: Entry, decimals: int | None) -> str:
     """An entry as the key prints it: '0.50', '1', '-inf' (parseable back)."""
-    from quizforge.answers.matrices import format_fraction
-
     if is_minus_infinity(x):
         return "-inf"
     # No thousands separators: inside a matrix a comma separates entries.
@@ -105,10 +106,6 @@ def distinct_mistakes(key: Grid, decimals: int | None, misconceptions: list[Misc
             if m.value is not None and shape_of(m.value) == shape_of(key) and not matches(key, m.value, decimals)]
 
 
-def uses_minus_infinity(question: Question) -> bool:
-    return any(is_minus_infinity(x) for row in question.answer for x in row)
-
-
 def read(question: Question, text: str) -> Grid:
     """The learner's matrix, of the question's shape; AnswerError (one line) when it cannot be
     read or has another shape, so that it does not count as a try."""
@@ -126,9 +123,6 @@ def read(question: Question, text: str) -> Grid:
 
 def _parse(text: str) -> Grid:
     """-inf is always readable, so that the additive form given for a 0/1 mask can be named."""
-    from quizforge.errors import InputError
-    from quizforge.answers.matrices import parse_matrix
-
     try:
         return tuple(tuple(row) for row in parse_matrix(text, "matrix", allow_minus_infinity=True))
     except InputError as e:
@@ -170,35 +164,12 @@ def accepted_text(question: Question) -> str:
     return "each entry exactly as in the key"
 
 
-def grade(question: Question, text: str):
+def check(question: Question, text: str) -> Verdict:
     """The verdict on a matrix answer; raises answers.AnswerError when it cannot be read."""
-    from quizforge.bank.grading import Verdict, _plain_answer
-
     given = read(question, text)
     correct, said, hit = feedback(question, given)
     return Verdict(question.id, correct, answers.gate_score("NAT", question.marks, correct), question.marks,
-                   said, hit, matrix_text(given, None), _plain_answer(question), accepted_text(question))
-
-
-MEDIUMS = ("terminal", "paper", "fields")   # typed whole; written in boxes; typed in an LMS's fields
-
-
-def instruction(question: Question, medium: str = "terminal") -> str:
-    """How to answer, as GATE would print it under the question, for where the answer is given:
-    typed whole at a prompt, written in a printed grid of boxes, or typed in an LMS's fields."""
-    rows, cols = shape_of(question.answer)
-    how = (f", each entry rounded to {question.decimals} decimal place{'s' if question.decimals != 1 else ''}"
-           if question.decimals else " with exact entries")
-    if medium == "paper":
-        infinity = " (an entry may be −∞)" if uses_minus_infinity(question) else ""
-        return f"Write the {rows}×{cols} matrix{how}{infinity}: one entry in each box."
-    if medium == "fields":
-        infinity = " (type −∞ as -inf)" if uses_minus_infinity(question) else ""
-        return f"Type the {rows}×{cols} matrix{how}{infinity}: one entry in each field, row by row."
-    if medium != "terminal":
-        raise ValueError(f"no instruction for the medium {medium!r} (one of {', '.join(MEDIUMS)})")
-    infinity = " (write −∞ as -inf)" if uses_minus_infinity(question) else ""
-    return f"Enter the {rows}×{cols} matrix{how}{infinity}: one row per line, ';' between rows, or nested brackets as in [[1, 0], [1, 1]]."
+                   said, hit, matrix_text(given, None), shown_answer(question), accepted_text(question))
 
 
 def bmatrix(rows: Sequence[Sequence[Entry]], decimals: int | None) -> str:
@@ -216,19 +187,17 @@ TRANSPOSED = Misconception("transposed", "transposed the matrix",
                            "that is the key transposed: its rows written as columns")
 
 
-def grade_any_shape(question: Question, text: str):
+def check_any_shape(question: Question, text: str) -> Verdict:
     """The verdict on a matrix written on a paper: there a readable matrix of another shape is
     an answer, and a wrong one (named as the key transposed where it is), not a slip to retype.
     Raises answers.AnswerError only when the text is not a matrix at all."""
-    from quizforge.bank.grading import Verdict, _plain_answer
-
     rows, cols = shape_of(question.answer)
     try:
         given = _parse(text)
     except answers.AnswerError as e:
         raise answers.AnswerError(f"{e} (expected a {shape_text(rows, cols)})") from None
     if shape_of(given) == (rows, cols):
-        return grade(question, text)
+        return check(question, text)
     got_rows, got_cols = shape_of(given)
     asked = f"a {got_rows}×{got_cols} matrix where a {shape_text(rows, cols)} was asked"
     hit = None
@@ -239,4 +208,4 @@ def grade_any_shape(question: Question, text: str):
     else:
         said = f"Not quite: {asked}."
     return Verdict(question.id, False, answers.gate_score("NAT", question.marks, False), question.marks,
-                   said, hit, matrix_text(given, None), _plain_answer(question), accepted_text(question))
+                   said, hit, matrix_text(given, None), shown_answer(question), accepted_text(question))

@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.padding import Padding
 from rich.text import Text
 
-from quizforge.render.fit import TableOrLines, rows_table
 from quizforge.practice.timefmt import clock_text
+from quizforge.render.fit import TableOrLines, rows_table
 
 EMPTY_MESSAGE = "No history yet — run `quiz practice`."
 
