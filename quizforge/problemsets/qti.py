@@ -304,6 +304,17 @@ def _mattext(parent: ET.Element, html_text: str) -> None:
     ET.SubElement(ET.SubElement(parent, _c("material")), _c("mattext"), {"texttype": "text/html"}).text = html_text
 
 
+def _scoring12(item: ET.Element) -> ET.Element:
+    """The item's resprocessing: a SCORE out of 100, and the general feedback shown whatever the answer."""
+    processing = ET.SubElement(item, _c("resprocessing"))
+    ET.SubElement(ET.SubElement(processing, _c("outcomes")), _c("decvar"), {
+        "maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"})
+    general = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
+    ET.SubElement(ET.SubElement(general, _c("conditionvar")), _c("other"))
+    ET.SubElement(general, _c("displayfeedback"), {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    return processing
+
+
 def _matrix_item12(identifier: str, title: str, variant: Variant) -> ET.Element:
     """A matrix answer for Canvas: fill in multiple blanks, one blank per entry, each accepting the
     texts of its range (lms_matrix.blank_answers); Canvas shares the points out per blank."""
@@ -316,12 +327,7 @@ def _matrix_item12(identifier: str, title: str, variant: Variant) -> ET.Element:
                                                       "points_possible": str(q.marks)})
     presentation = ET.SubElement(item, _c("presentation"))
     _mattext(presentation, blank_text(q, variant.html))
-    processing = ET.SubElement(item, _c("resprocessing"))
-    ET.SubElement(ET.SubElement(processing, _c("outcomes")), _c("decvar"), {
-        "maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"})
-    general = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
-    ET.SubElement(ET.SubElement(general, _c("conditionvar")), _c("other"))
-    ET.SubElement(general, _c("displayfeedback"), {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    processing = _scoring12(item)
     share = f"{100 / len(entries):.4f}"
     for f in entries:
         response = ET.SubElement(presentation, _c("response_lid"), {"ident": f"response_{f.name}"})
@@ -349,12 +355,7 @@ def _item12(identifier: str, title: str, variant: Variant) -> ET.Element:
     _fields(ET.SubElement(item, _c("itemmetadata")), {"question_type": kind, "points_possible": str(q.marks)})
     presentation = ET.SubElement(item, _c("presentation"))
     _mattext(presentation, variant.html)
-    processing = ET.SubElement(item, _c("resprocessing"))
-    ET.SubElement(ET.SubElement(processing, _c("outcomes")), _c("decvar"), {
-        "maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"})
-    general = ET.SubElement(processing, _c("respcondition"), {"continue": "Yes"})
-    ET.SubElement(ET.SubElement(general, _c("conditionvar")), _c("other"))
-    ET.SubElement(general, _c("displayfeedback"), {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    processing = _scoring12(item)
     condition = ET.SubElement(processing, _c("respcondition"), {"continue": "No"})
     variables = ET.SubElement(condition, _c("conditionvar"))
     if q.kind == "NAT":
