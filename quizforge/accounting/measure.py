@@ -10,7 +10,7 @@ entries are affine in the number of layers: a model with one and with two layers
 (and, for an encoder–decoder, one more with two decoder layers) gives the cost of
 the rest and of one layer, and the full figure is that layer times the stack's
 depth. Meta kernels cost about a millisecond per op, so GPT-3 175B's 96 layers are
-measured in tens of milliseconds instead of seconds. `tests/test_accounting.py`
+measured in tens of milliseconds instead of seconds. `tests/accounting/test_accounting.py`
 proves the extrapolation equal, to the integer, to measuring every layer; a model
 whose stacks are not identical layers (`stacks_identical`) is measured whole.
 """

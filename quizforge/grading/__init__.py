@@ -9,7 +9,7 @@ One folder per role; grade.py takes one submission through them, start to finish
   exports/         results.json and JUnit XML, the Gradescope and GitHub Classroom autograders
   batch/           a whole class: jobs, gradebook, item analysis, similarity
 
-Each imports only those before it in LAYERS (tests/test_grading_layers.py checks it).
+Each imports only those before it in LAYERS (tests/grading/test_grading_layers.py checks it).
 """
 
 # Low to high: sandbox_inside imports nothing of quizforge; "grade" is grade.py.
