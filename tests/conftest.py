@@ -1,16 +1,8 @@
-"""Shared fixtures. tests/ mirrors quizforge/'s packages, a folder each; the support modules
-(*_support.py, practice_helpers.py, bank_draws.py) sit here at the top, which pytest puts on the
-path for this conftest. A few test modules still borrow helpers from a test module in another
-folder (assert_whole, the LMS scorers, the web mock's pages), so every folder is on the path too."""
-
-import sys
-from pathlib import Path
+"""Shared fixtures. tests/ mirrors quizforge/'s packages, a folder each; the helpers that several
+folders use (*_support.py, practice_helpers.py, bank_draws.py) sit here at the top, which pytest
+puts on the path for this conftest."""
 
 import pytest
-
-for _folder in sorted(Path(__file__).parent.iterdir()):
-    if _folder.is_dir() and any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import shutil
 import struct
@@ -107,3 +108,17 @@ def quiz_command(*args: str) -> str:
     import shlex
 
     return " ".join(shlex.quote(part) for part in [*QUIZ, *args])
+
+
+def whole_on_a_line(text: str, piece: str) -> bool:
+    """`piece` appears on one line, not as part of a longer name or number."""
+    # a comma after it ends a list ("train_bpe, encode") unless a digit follows (1,048 is one number)
+    pattern = re.compile(r"(?<![\w,.+-])" + re.escape(piece) + r"(?![\w.+-]|,\d)")
+    return any(pattern.search(line) for line in text.splitlines())
+
+
+def assert_whole(text: str, pieces, width: int) -> None:
+    assert "…" not in text, text
+    missing = [p for p in pieces if not whole_on_a_line(text, p)]
+    assert not missing, f"cut or split at {width} columns: {missing}\n{text}"
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text

@@ -19,7 +19,7 @@ from quizforge.answers import matrix_questions
 from quizforge.answers.check import check_answer
 from quizforge.bank.registry import get_template, question
 from quizforge.tui.terminal import EOF
-from test_terminal_widths import assert_whole
+from terminal_support import assert_whole
 
 MATRIX_TEMPLATES = ("matrices.causal_mask", "matrices.attention_weights", "matrices.attention_output")
 MASK = "matrices.causal_mask-0000"          # 4×4, 1 where query i may attend to key j
@@ -440,7 +440,7 @@ def moodle_field_size(alternatives) -> int:
 def test_moodle_gives_each_entry_a_cloze_field_with_its_range(matrix_set):
     import xml.etree.ElementTree as ET
 
-    from test_problemset_lms import moodle_accepts
+    from lms_support import moodle_accepts
 
     out, papers = matrix_set
     items = [i for i in ET.parse(out / "moodle.xml").getroot() if i.get("type") != "category"]
@@ -519,7 +519,7 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
     import zipfile
 
     from pyslet.qtiv2.variables import BaseType
-    from test_problemset_lms import CP, _pyslet_item, _score, check_qti_xhtml
+    from lms_support import CP, check_qti_xhtml, pyslet_item, pyslet_score
 
     out, _ = matrix_set
     archive = zipfile.ZipFile(out / "qti21.zip")
@@ -530,7 +530,7 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
         check_qti_xhtml(ET.fromstring(archive.read(resource.get("href"))))
         body = archive.read(resource.get("href")).decode()
         assert "one entry in each field, row by row" in body and "between rows" not in body
-        item = _pyslet_item(archive.read(resource.get("href")))
+        item = pyslet_item(archive.read(resource.get("href")))
         ranges = {f"RESPONSE_{name}": ends for name, ends in _ranges(q).items()}
         assert {d.identifier for d in item.ResponseDeclaration} == set(ranges)
         full = (float(q.marks), float(q.marks))
@@ -538,17 +538,17 @@ def test_qti21_scores_a_matrix_all_or_nothing_entry_by_entry(matrix_set):
         typed = (lambda text: text) if base_type == BaseType.string else float  # noqa: E731
         for end in (0, 1):   # every entry at the low end of its range, then at the high end
             values = {k: (v[end] if v[end] == "-inf" else typed(v[end])) for k, v in ranges.items()}
-            assert _score(item, values) == full, q.id
+            assert pyslet_score(item, values) == full, q.id
         finite = next(k for k, v in ranges.items() if v[0] != "-inf")
         beyond = dict(values, **{finite: typed(str(Decimal(ranges[finite][1]) + Decimal("0.001")))})
-        assert _score(item, beyond)[0] == 0                   # one entry out: nothing (GATE)
-        assert _score(item, {})[0] == 0
+        assert pyslet_score(item, beyond)[0] == 0                   # one entry out: nothing (GATE)
+        assert pyslet_score(item, {})[0] == 0
         infinite = [k for k, v in ranges.items() if v[0] == "-inf"]
         if infinite:
             additive += 1
             assert base_type == BaseType.string
-            assert _score(item, dict(values, **{k: "−∞" for k in infinite})) == full
-            assert _score(item, dict(values, **{infinite[0]: "-1e9"}))[0] == 0
+            assert pyslet_score(item, dict(values, **{k: "−∞" for k in infinite})) == full
+            assert pyslet_score(item, dict(values, **{infinite[0]: "-1e9"}))[0] == 0
         checked += 1
     assert checked >= 3 and additive >= 1
 
@@ -557,7 +557,7 @@ def test_canvas_blanks_accept_the_values_of_each_range(matrix_set):
     import xml.etree.ElementTree as ET
     import zipfile
 
-    from test_problemset_lms import C12
+    from lms_support import C12
 
     out, _ = matrix_set
     archive = zipfile.ZipFile(out / "canvas_qti12.zip")

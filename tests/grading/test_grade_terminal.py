@@ -13,7 +13,7 @@ from rich.console import Console
 
 from grading_support import namespaces_available, write_submission
 from terminal_support import TmuxPane, in_pty, quiz_command
-from test_terminal_widths import assert_whole
+from terminal_support import assert_whole
 
 from quizforge.cli import grade_view
 from quizforge.grading.judge.hidden_suite import SuiteResult

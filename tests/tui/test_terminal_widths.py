@@ -8,21 +8,9 @@ import re
 
 import pytest
 
+from terminal_support import assert_whole, whole_on_a_line
+
 WIDTHS = (40, 80, 120)
-
-
-def whole_on_a_line(text: str, piece: str) -> bool:
-    """`piece` appears on one line, not as part of a longer name or number."""
-    # a comma after it ends a list ("train_bpe, encode") unless a digit follows (1,048 is one number)
-    pattern = re.compile(r"(?<![\w,.+-])" + re.escape(piece) + r"(?![\w.+-]|,\d)")
-    return any(pattern.search(line) for line in text.splitlines())
-
-
-def assert_whole(text: str, pieces, width: int) -> None:
-    assert "…" not in text, text
-    missing = [p for p in pieces if not whole_on_a_line(text, p)]
-    assert not missing, f"cut or split at {width} columns: {missing}\n{text}"
-    assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text
 
 
 def _quiz(run_quiz, monkeypatch, width: int, *args: str) -> str:
@@ -89,7 +77,8 @@ def test_challenges_list_shows_every_id_and_name_whole(run_quiz, monkeypatch, wi
 def stats_history(tmp_path, monkeypatch):
     """A history with every section of `quiz stats`: topics, due cards, misconceptions, mocks, a paused mock."""
     import quizforge.cli.stats as stats_cli
-    from test_stats import NOW, History, add_card, at, attempt, mock, record
+    from history_support import NOW, add_card, at, attempt, mock, record
+    from quizforge.practice.store import History
 
     h = History(tmp_path / "history.db")
     wrong = lambda template, tag, label: attempt(template.split(".")[0], "wrong", template,  # noqa: E731

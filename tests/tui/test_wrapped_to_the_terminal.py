@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from terminal_support import TmuxPane, in_pty, quiz_command, screen_lines
-from test_terminal_widths import assert_whole
+from terminal_support import assert_whole
 
 REPO = Path(__file__).resolve().parents[2]
 WIDTHS = (40, 80, 120)
