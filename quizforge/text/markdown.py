@@ -4,6 +4,7 @@ math being a dollar sign. Every medium finds math spans here, so none reads a fo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterator
 
 # Inside inline math a backslash takes the next character with it: `\$` is a dollar sign and
@@ -35,12 +36,17 @@ CONSTRUCTS = frozenset({
 })
 
 
-def constructs(markdown: str) -> set[str]:
-    """The constructs (markdown-it token kinds, without _open/_close) a Markdown text uses."""
+@lru_cache(maxsize=1)
+def _parser():
     from markdown_it import MarkdownIt
 
+    return MarkdownIt("commonmark").enable("table")
+
+
+def constructs(markdown: str) -> set[str]:
+    """The constructs (markdown-it token kinds, without _open/_close) a Markdown text uses."""
     found: set[str] = set()
-    stack = list(MarkdownIt("commonmark").enable("table").parse(markdown))
+    stack = list(_parser().parse(markdown))
     while stack:
         token = stack.pop()
         found.add(re.sub(r"_(open|close)$", "", token.type))
