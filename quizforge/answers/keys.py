@@ -126,14 +126,6 @@ class NumericKey:
         """Whether x would be accepted if `other` were the key (same tolerance)."""
         return self.with_value(other).accepts(x)
 
-    def first_match(self, x: Number, alternatives: Mapping[str, Number] | Iterable[tuple[str, Number]]) -> str | None:
-        """The label of the first alternative value that x matches, or None."""
-        items = alternatives.items() if isinstance(alternatives, Mapping) else alternatives
-        for label, other in items:
-            if other is not None and self.matches(x, other):
-                return label
-        return None
-
     def all_matches(self, x: Number,
                     alternatives: Mapping[str, Number] | Iterable[tuple[str, Number]]) -> tuple[str, ...]:
         """The labels of every alternative value x matches, in order (two wrong formulas can agree)."""

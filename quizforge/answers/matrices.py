@@ -280,9 +280,3 @@ def format_fraction(x: Fraction) -> str:
         whole, frac = divmod(int(scaled), 10**places)
         return f"{sign}{whole}.{frac:0{places}d}"
     return f"{x.numerator}/{x.denominator}"
-
-
-def format_matrix(rows: Sequence[Sequence[Fraction]]) -> str:
-    """Inverse of parse_matrix for the nested-list form: [[1, 0.5], [1/3, -2]]."""
-    return "[" + ", ".join("[" + ", ".join(format_fraction(x) for x in row) + "]" for row in rows) + "]"
-

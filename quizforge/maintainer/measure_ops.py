@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import re
 import shutil
 import sys
 import tempfile

@@ -25,11 +25,6 @@ def check_id(value: str, where: str) -> str:
     return value
 
 
-def load_roster(path: Path) -> list[Student]:
-    """The class list (see read_roster)."""
-    return read_roster(path)[0]
-
-
 def read_roster(path: Path) -> tuple[list[Student], str]:
     """The class list, and how the file was read (said back, as `set grade` says how it read
     the responses): comma, semicolon or tab; UTF-8, UTF-16 or cp1252. Roll numbers that differ

@@ -7,21 +7,17 @@ from torch import Tensor, nn
 
 from quizforge.reference.attention import causal_mask
 from quizforge.reference.config import ModelConfig
-from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import LMHead
 from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import absolute_positions, rotary
+from quizforge.reference.stack import EmbeddedStack
 
 
-class DecoderOnly(nn.Module):
+class DecoderOnly(EmbeddedStack):
     def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__()
-        self.cfg = cfg
-        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
-        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
+        super().__init__(cfg)
+        rope = self.shared_rope()
         self.dropout = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(DecoderLayer(cfg, cross_attention=False, rope=rope)
                                     for _ in range(cfg.n_layers))

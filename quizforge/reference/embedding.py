@@ -15,3 +15,4 @@ class Embedding(nn.Embedding):
     def reset_parameters(self) -> None:
         if self.weight.device.type != "meta":
             super().reset_parameters()
+

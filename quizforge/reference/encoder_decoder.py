@@ -8,24 +8,20 @@ from torch import Tensor, nn
 
 from quizforge.reference.attention import causal_mask
 from quizforge.reference.config import ModelConfig
-from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import LMHead
 from quizforge.reference.kv_cache import KVCache
 from quizforge.reference.layers import DecoderLayer, EncoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import absolute_positions, rotary
+from quizforge.reference.stack import EmbeddedStack
 
 
-class EncoderDecoder(nn.Module):
+class EncoderDecoder(EmbeddedStack):
     """Shared source/target embedding (scaled by √d_model), positions (sinusoidal in the paper),
     N encoder and N decoder layers, and a pre-softmax projection tied to the embedding."""
 
     def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__()
-        self.cfg = cfg
-        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
-        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
+        super().__init__(cfg)
+        rope = self.shared_rope()
         self.dropout = nn.Dropout(cfg.dropout)
         self.encoder = nn.ModuleList(EncoderLayer(cfg, rope) for _ in range(cfg.encoder_layers))
         self.decoder = nn.ModuleList(DecoderLayer(cfg, rope=rope) for _ in range(cfg.decoder_layers))

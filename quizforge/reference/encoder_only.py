@@ -10,18 +10,15 @@ from quizforge.reference.embedding import Embedding
 from quizforge.reference.heads import Pooler
 from quizforge.reference.layers import EncoderLayer
 from quizforge.reference.norms import make_norm
-from quizforge.reference.positional import absolute_positions, rotary
+from quizforge.reference.stack import EmbeddedStack
 
 
-class EncoderOnly(nn.Module):
+class EncoderOnly(EmbeddedStack):
     """Embeddings (token + position (learned in BERT) + token type) -> LayerNorm -> post-norm encoder layers."""
 
     def __init__(self, cfg: ModelConfig) -> None:
-        super().__init__()
-        self.cfg = cfg
-        self.tok_emb = Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = absolute_positions(cfg.positional, cfg.d_model, cfg.max_len)
-        rope = rotary(cfg.positional, cfg.d_head, cfg.rope_base)
+        super().__init__(cfg)
+        rope = self.shared_rope()
         self.type_emb = Embedding(cfg.n_token_types, cfg.d_model) if cfg.n_token_types else None
         self.emb_norm = make_norm(cfg.norm, cfg.d_model, cfg.norm_eps)
         self.dropout = nn.Dropout(cfg.dropout)

@@ -81,7 +81,7 @@ def complexity(chain: SeedChain) -> Draft:
     return Draft(
         prompt=prompt, statements=statements, solution=solution,
         hints=["Ask, for each part, whether it pairs positions with each other or treats each token on its own.",
-               f"scores: $n^2 \\cdot d$; per-token matrices: $n \\cdot d^2$",
+               "scores: $n^2 \\cdot d$; per-token matrices: $n \\cdot d^2$",
                f"With $n = {n}$, $d = {d}$, $h = {h}$: the scores are $h \\cdot n^2 \\cdot (d/h)$ multiply-adds."],
     )
 

@@ -127,7 +127,7 @@ def projection_flops(chain: SeedChain) -> Draft:
                 f"$n = {n}$ tokens. Counting 2 FLOPs per multiply-add and ignoring biases, how many FLOPs do the four "
                 "projections $W_Q, W_K, W_V, W_O$ take in the forward pass?"),
         answer=flops, misconceptions=[m for m in wrong if m is not None], fmt=integer, unit=FLOPS,
-        solution=[Step("Per projection", f"$B n$ tokens, each a $d_{{model}} \\times d_{{model}}$ product: $2 B n d^2$ FLOPs."),
+        solution=[Step("Per projection", "$B n$ tokens, each a $d_{model} \\times d_{model}$ product: $2 B n d^2$ FLOPs."),
                   closed_form("Four projections", expr, form.values, flops, lhs="F")],
         hints=["Each token is multiplied by four d×d matrices.", "$8 B n d_{model}^2$", f"$B n = {B * n}$, $d = {d}$"],
     )

@@ -12,7 +12,7 @@ from fractions import Fraction
 from quizforge.bank.coinciding import merge_coinciding
 from quizforge.bank.question import Misconception, Step, Unit
 from quizforge.bank.seeds import SeedChain, widened
-from quizforge.bank.steps import closed_form, decimal, fixed, integer, rounded, tex_int
+from quizforge.bank.steps import closed_form, fixed, integer, tex_int
 from quizforge.bank.template import Draft, template
 
 PARAMETERS = Unit("", "count")     # a plain count that may be typed as 1.05M or 175B where precise enough
@@ -206,7 +206,7 @@ def norms(chain: SeedChain) -> Draft:
                 f"{norm}s (before attention and before the FFN) and one more {norm} follows the last layer. "
                 f"How many trainable parameters do all the {norm}s have together?"),
         answer=count, misconceptions=wrong, fmt=integer, unit=PARAMETERS,
-        solution=[Step(f"One {norm}", f"$\\gamma$" + ("" if rms else " and $\\beta$") + f": ${per}$ parameters."),
+        solution=[Step(f"One {norm}", "$\\gamma$" + ("" if rms else " and $\\beta$") + f": ${per}$ parameters."),
                   Step("All of them", f"$$(2L + 1) \\cdot {per} = ({2 * layers} + 1) \\cdot {per} = {tex_int(count)}$$")],
         hints=[f"{norm} learns " + ("a gain only." if rms else "a gain and a bias."), "$(2L+1) \\times$ per-norm count",
                f"$L = {layers}$"],
