@@ -18,7 +18,7 @@ from quizforge.bank.question import Misconception, Step
 from quizforge.bank.seeds import SeedChain
 from quizforge.bank.steps import matrix, rounded
 from quizforge.bank.template import Draft, template
-from quizforge.bank.templates.attention import _exhibits, _ints, _intro, _softmax_rows, _transpose, _worked
+from quizforge.bank.templates.attention import _FEEDBACK, _exhibits, _ints, _intro, _softmax_rows, _transpose, _worked
 
 DECIMALS = 2
 MAX_DRAWS = 64
@@ -120,12 +120,9 @@ def causal_mask_matrix(chain: SeedChain) -> Draft:
 
 # --- attention weights and output ----------------------------------------------------------------
 
+# the same four mistakes as in one entry, in the same words; then the matrix's own
 _MATRIX_FEEDBACK = {
-    "no-sqrt-dk": ("no √d_k", "that is the softmax of QKᵀ without dividing by √d_k"),
-    "divided-by-d_k": ("divided by d_k", "the scores are divided by √d_k, not by d_k"),
-    "softmax-wrong-axis": ("softmax over the wrong axis",
-                           "that normalizes each column (over the queries); softmax runs along each row, over the keys"),
-    "ignored-mask": ("ignored the causal mask", "that lets query i see later keys; the causal mask hides keys j > i"),
+    **{tag: _FEEDBACK[tag] for tag in ("no-sqrt-dk", "divided-by-d_k", "softmax-wrong-axis", "ignored-mask")},
     "weights-transposed": ("transposed the weights",
                            "that is the transpose: row i holds query i's weights over the keys (each row sums to 1)"),
     "unnormalized": ("skipped the softmax's division",
