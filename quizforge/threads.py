@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from quizforge.torch_import import import_torch
+
 
 @contextmanager
 def single_thread():
     """Run the enclosed torch ops on one intra-op thread, then restore the setting."""
-    from quizforge.torch_import import import_torch
-
     torch = import_torch()
 
     threads = torch.get_num_threads()

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from quizforge.answers import matrix_questions
+from quizforge.answers.question_keys import numeric_key
+from quizforge.bank.question import LETTERS, Question, Step
 from quizforge.text.matrix import tex_matrix
 from quizforge.text.terminal import markdown_to_plain, markdown_to_terminal
-from quizforge.bank.question import LETTERS, Question, Step
 
 
 def _step_json(step: Step) -> dict[str, Any]:
@@ -29,7 +30,6 @@ def accepted_text(question: Question) -> str:
         from quizforge.answers.matrix_questions import accepted_text as matrix_accepted
 
         return matrix_accepted(question)
-    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).range_text()
 
@@ -40,7 +40,6 @@ def accepted_ends(question: Question) -> tuple[str, str] | None:
     (each entry has its own range: answers.matrix_questions.entry_ends)."""
     if question.kind != "NAT" or question.is_matrix:
         return None
-    from quizforge.answers.question_keys import numeric_key
 
     return numeric_key(question).printed_ends()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Callable
 
 from quizforge import answers
@@ -149,8 +150,6 @@ def gives_true_value(draft: Draft, mistake: Misconception | Any) -> bool:
 
 def mistakes_inside_range(draft: Draft) -> list[Misconception]:
     """The modelled mistakes of a NAT draw that its accepted range (or its printed key) takes."""
-    from fractions import Fraction
-
     key = key_for(draft.answer, decimals=draft.decimals, rel_tol=draft.rel_tol, unit=draft.unit)
     inside = []
     for m in draft.misconceptions:

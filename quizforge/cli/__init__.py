@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import sys
 
 import click
@@ -100,8 +101,6 @@ def cli() -> None:
 def help_width() -> int:
     """The width help is wrapped to: the terminal's, up to 100 columns. Click's own choice never
     goes below 50, which a 40-column terminal then cuts mid-word."""
-    import shutil
-
     return max(min(shutil.get_terminal_size().columns, 100) - 2, 20)
 
 

@@ -22,6 +22,7 @@ from quizforge.grading.judge.hidden_suite import SuiteResult, failed_suite, run_
 from quizforge.grading.judge.limits import DEFAULT_MEMORY, Limits, parse_size
 from quizforge.grading.judge.request_submission import SubmissionError
 from quizforge.grading.judge.rules import GuardRules
+from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
 from quizforge.grading.sandbox_host.sandbox import SandboxPolicy
 from quizforge.threads import single_thread
 
@@ -40,8 +41,6 @@ def grade(path: str | Path, challenge: str | Challenge, *, memory_limit: int | s
     (to reproduce one: the result carries its seed). `static_check=False` is for tests of the
     sandbox and the worker's guards on their own: code the static check would refuse is run
     anyway, and by default imported as plain Python, without the capability compile."""
-    from quizforge.grading.sandbox_host.isolated_submission import IsolatedSubmission
-
     seed = seeds.fresh() if seed is None else seeds.parse(seed)
     challenge = challenge if isinstance(challenge, Challenge) else load_challenge(challenge)
     call_seconds = challenge.call_timeout if time_limit is None else min(challenge.call_timeout, time_limit)

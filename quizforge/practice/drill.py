@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
 from quizforge.answers import AnswerError
+from quizforge.answers.check import check_answer
+from quizforge.bank.registry import templates_for
+from quizforge.bank.syllabus import in_syllabus
 from quizforge.errors import InputError
 from quizforge.practice.prefetch import Prefetcher
 from quizforge.practice.scheduler import RATING_NAMES, Pick, Planner, rating_for
@@ -190,9 +193,6 @@ class NoTemplates(InputError):
 
 
 def drill_templates(topic: str | None, difficulty: frozenset[int] | None, syllabus: str | None = None):
-    from quizforge.bank.registry import templates_for
-    from quizforge.bank.syllabus import in_syllabus
-
     chosen = [t for t in templates_for(topic) if (difficulty is None or t.difficulty in difficulty)
               and (syllabus is None or in_syllabus(t.id))]
     if not chosen:
@@ -336,8 +336,6 @@ class Drill:
         return []   # Next, or an empty line, while a question waits for its answer
 
     def _check(self, text: str) -> list[Event]:
-        from quizforge.answers.check import check_answer
-
         q = self.current
         try:
             verdict = check_answer(q.question, text)

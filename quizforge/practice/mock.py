@@ -21,14 +21,18 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Callable, Union
 
 from quizforge.answers import AnswerError
+from quizforge.answers.check import check_answer
+from quizforge.bank.registry import all_templates
 from quizforge.errors import InputError
 from quizforge.practice.mock_sections import DEFAULT_SECTIONS, SECTION_KINDS
 from quizforge.practice.prefetch import Prefetcher
 from quizforge.practice.store import Attempt, History, MockState
 from quizforge.practice.timefmt import clock_text
+from quizforge.text.terminal import markdown_to_terminal
 
 DEFAULT_QUESTIONS = 20
 GATE_MINUTES_PER_QUESTION = 180 / 65      # GATE DA: 65 questions in 3 hours
@@ -46,8 +50,6 @@ COMMANDS = ("next", "prev", "mark", "clear", "palette", "submit", "pause", "quit
 
 def mistyped_command(key: str) -> str | None:
     """The usage line for a line that looks like a mock command typed wrong, else None (an answer)."""
-    from difflib import get_close_matches
-
     if _GOTO_LIKE.fullmatch(key):
         return "to go to a question: g N, e.g. g 7"
     if key.isalpha() and len(key) >= 3:
@@ -65,8 +67,6 @@ def default_minutes(questions: int) -> float:
 def compose_paper(questions: int, rng=secrets.SystemRandom()) -> list[str]:
     """Question IDs mixed as GATE mixes them: about 46% one-mark, the rest two-mark, spread
     over topics and kinds; one-mark questions first, the first one quick to generate."""
-    from quizforge.bank.registry import all_templates
-
     templates = all_templates()
     by_marks = {m: [t for t in templates if t.marks == m] for m in (1, 2)}
     ones = round(questions * GATE_ONE_MARK_SHARE)
@@ -104,8 +104,6 @@ class MarkedAnswer:
 
 def mark_paper(state: MockState, questions: list) -> tuple[dict, list[MarkedAnswer]]:
     """Grade every answer the GATE way and summarise (the dict kept as the mock's result)."""
-    from quizforge.answers.check import check_answer
-
     per_topic: dict[str, dict] = {}
     misconceptions: dict[str, dict] = {}
     score = negative = 0.0
@@ -167,7 +165,6 @@ def _key_text(question) -> str:
     """The key as a short cell: option letters, or the number the answer is checked against."""
     if question.kind != "NAT":
         return question.correct_letters
-    from quizforge.text.terminal import markdown_to_terminal
 
     return markdown_to_terminal(question.answer_md)
 
@@ -474,8 +471,6 @@ class MockEngine:
         return [self._shown()]
 
     def _answer(self, text: str, advance: bool = True) -> list[Event]:
-        from quizforge.answers.check import check_answer
-
         s = self.state
         question = self.question(s.current)
         try:
@@ -590,7 +585,6 @@ def new_mock(history: History, questions: int | None, minutes: float | None,
     state = MockState(session_id, "gate", paper, minutes, sections=sections)
     history.create_mock(state)
     return state
-
 
 
 def _finish(history: History, state: MockState, marked: list[MarkedAnswer], status: str, at: float) -> None:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from quizforge.bank.registry import parse_question_id
+from quizforge.bank.template import TOPICS
+
 SECTION_KINDS = ("subject", "topic", "marks")
 DEFAULT_SECTIONS = "subject"
 SUBJECT_SECTION = "Data Science & Artificial Intelligence"
@@ -27,14 +30,10 @@ class Section:
 
 def question_marks(question_id: str) -> int:
     """A question's marks, from its template (nothing is generated)."""
-    from quizforge.bank.registry import parse_question_id
-
     return parse_question_id(question_id)[0].marks
 
 
 def question_topic(question_id: str) -> str:
-    from quizforge.bank.registry import parse_question_id
-
     return parse_question_id(question_id)[0].topic
 
 
@@ -53,8 +52,6 @@ def sections_by_marks(paper: list[str]) -> list[Section]:
 
 def sections_by_topic(paper: list[str]) -> list[Section]:
     """One section per topic, in the syllabus's order (the bank's list of topics)."""
-    from quizforge.bank.template import TOPICS
-
     by_topic: dict[str, list[int]] = {}
     for i, qid in enumerate(paper):
         by_topic.setdefault(question_topic(qid), []).append(i)

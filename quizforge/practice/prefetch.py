@@ -23,25 +23,20 @@ from concurrent.futures import Future
 from typing import Callable
 
 from quizforge.bank.question import Question
+from quizforge.bank.registry import get_template, parse_question_id, question
 
 
 def _generate(question_id: str) -> Question:
-    from quizforge.bank.registry import question
-
     return question(question_id)
 
 
 def _is_light(question_id: str) -> bool:
-    from quizforge.bank.registry import parse_question_id
-
     template, _ = parse_question_id(question_id)
     return template.light
 
 
 def _warm(template_id: str) -> None:
     """Import what a heavy template needs and fill its caches, with a throwaway seed."""
-    from quizforge.bank.registry import get_template
-
     try:
         get_template(template_id).question(0)
     except Exception:   # a warm-up failure must not surface; the real draw will report it

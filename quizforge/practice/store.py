@@ -8,6 +8,7 @@ overwritten: it is copied aside and the user is told what happened.
 
 from __future__ import annotations
 
+import filecmp
 import glob
 import json
 import os
@@ -184,8 +185,6 @@ def _backup(path: Path, reason: str) -> Path:
     """Copy the file (and its WAL) aside; the original stays where it is. A damaged file that is
     already copied aside, byte for byte, is not copied again: every command refuses it, and one
     copy is enough."""
-    import filecmp
-
     for earlier in sorted(path.parent.glob(f"{glob.escape(path.name)}.{reason}-*.bak")):
         if filecmp.cmp(path, earlier, shallow=False):
             return earlier

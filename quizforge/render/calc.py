@@ -9,6 +9,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.answers.rounding import rounded
 from quizforge.render.fit import TableOrLines, rows_table
 
 if TYPE_CHECKING:  # annotations only: console() must not pull in torch and sympy
@@ -42,8 +43,6 @@ def binary_bytes(value: int) -> str:
 def _two_places(x: float) -> str:
     """1,234.5 with 2 decimals, rounded half away from zero as the README says: 3.125 -> '3.13'
     (format() rounds the binary value half to even, giving '3.12')."""
-    from quizforge.answers.rounding import rounded
-
     return f"{rounded(x, 2):,.2f}"
 
 

@@ -11,11 +11,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizforge.bank.export import accepted_text
+from quizforge.answers.matrix_questions import entry_text
 from quizforge.answers.verdict import Verdict
-from quizforge.text.terminal import markdown_to_terminal
+from quizforge.bank.export import accepted_text
 from quizforge.bank.question import LETTERS, Question, Step
+from quizforge.bank.syllabus import syllabus_text
+from quizforge.bank.template import TOPICS
 from quizforge.render.matrix import MatrixRow, MatrixView
+from quizforge.text.terminal import markdown_to_terminal
 
 
 def _md(text: str) -> Text:
@@ -34,8 +37,6 @@ def matrix_view(step: Step) -> MatrixView:
 
 def key_matrix_view(question: Question) -> MatrixView:
     """A matrix answer's key as a matrix: entries whole, whatever the width."""
-    from quizforge.answers.matrix_questions import entry_text
-
     rows = [[entry_text(x, question.decimals) for x in row] for row in question.answer]
     return MatrixView(Text("Answer", style="bold green"), rows)
 
@@ -131,8 +132,6 @@ class TemplateList:
         self.templates = list(templates)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from quizforge.bank.template import TOPICS
-
         id_width = max((len(t.id) for t in self.templates), default=8)
         wide = id_width + len("  kind  marks  level  ") + self.MIN_TITLE <= options.max_width
         yield Text("Question templates", style="bold")
@@ -168,8 +167,6 @@ class TemplateList:
 
 def _template_notes(t) -> tuple:
     """What `quiz bank list` says after a title: the GATE DA syllabus tags, and fixed-fact."""
-    from quizforge.bank.syllabus import syllabus_text
-
     notes: list = ["\n", (syllabus_text(t.id), "dim")]
     if t.fixed_fact:
         notes.append(("  · fixed-fact", "yellow"))

@@ -15,6 +15,8 @@ from rich.text import Text
 
 from quizforge.practice import drill as engine
 from quizforge.practice.timefmt import clock_text
+from quizforge.render import question as render
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.tui.charts import plural
 from quizforge.tui.matrix_entry import complete
 from quizforge.tui.reports import drill_summary_view, when
@@ -100,9 +102,6 @@ class DrillScreen:
         return line
 
     def _draw(self, events: list) -> engine.SessionOver | engine.NothingToAsk | None:
-        from quizforge.render import question as render
-        from quizforge.text.terminal import markdown_to_terminal
-
         last = None
         out = self.console
         for event in events:

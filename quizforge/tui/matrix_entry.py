@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from quizforge.answers.matrices import parse_matrix
+from quizforge.answers.matrix_questions import shape_of
+from quizforge.errors import InputError
 from quizforge.tui.terminal import EOF, TIMEOUT
 
 
@@ -21,9 +24,6 @@ def rows_to_come(question, line: str) -> int:
     """How many more lines to read after `line`: 0 unless it is the first row of a matrix answer."""
     if not getattr(question, "is_matrix", False) or any(ch in line for ch in "[];"):
         return 0
-    from quizforge.answers.matrix_questions import shape_of
-    from quizforge.errors import InputError
-    from quizforge.answers.matrices import parse_matrix
 
     rows, cols = shape_of(question.answer)
     try:
@@ -35,9 +35,6 @@ def rows_to_come(question, line: str) -> int:
 
 def row_problem(row: str, number: int, cols: int) -> str:
     """Why `row` cannot be row `number` of a matrix `cols` wide, naming the row as typed; '' if it can."""
-    from quizforge.errors import InputError
-    from quizforge.answers.matrices import parse_matrix
-
     shown = f"row {number} ({row.strip()!r})"
     if any(ch in row for ch in "[];"):
         return f"{shown} is not one row: type its {cols} entries separated by spaces"
@@ -58,7 +55,6 @@ def complete(question, line: str, read: Callable[[str], str], is_command: Callab
     more = rows_to_come(question, line)
     if not more:
         return line
-    from quizforge.answers.matrix_questions import shape_of
 
     cols = shape_of(question.answer)[1]
     lines = [line]

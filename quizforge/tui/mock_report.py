@@ -8,14 +8,17 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from quizforge.bank.registry import parse_question_id
+from quizforge.bank.syllabus import syllabus_text
 from quizforge.practice.mock_percent import comparison, one_place, result_percent
 from quizforge.practice.timefmt import clock_text
 from quizforge.render.fit import shows_whole
+from quizforge.text.terminal import markdown_to_terminal
 from quizforge.tui.charts import plural
 
 
 def _topic_title(topic: str) -> str:
-    from quizforge.bank.template import TOPICS   # light: no torch or sympy behind it
+    from quizforge.bank.template import TOPICS  # light: no torch or sympy behind it
 
     return TOPICS.get(topic, topic)
 
@@ -23,10 +26,6 @@ def _topic_title(topic: str) -> str:
 def _question_cell(question_id: str) -> Text:
     """The template's title, with the question ID under it for `quiz explain` and the GATE DA
     syllabus topics the question exercises (or that it is beyond the syllabus)."""
-    from quizforge.text.terminal import markdown_to_terminal
-    from quizforge.bank.registry import parse_question_id
-    from quizforge.bank.syllabus import syllabus_text
-
     template = parse_question_id(question_id)[0]
     title = markdown_to_terminal(template.title)
     return Text.assemble(title, "\n", (f"{question_id} · {syllabus_text(template.id)}", "dim"))

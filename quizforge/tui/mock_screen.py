@@ -15,15 +15,17 @@ from rich.table import Table
 from rich.text import Text
 
 from quizforge.errors import InputError
-from quizforge.practice.mock import (
-    _GOTO, Answer, Cleared, Clear, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark, MarkChanged, MockEngine,
-    Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev, Saved, Shown, Submit, SubmitAsked, Unreadable,
-    mistyped_command, mock_summary, new_mock, paused_list, paused_mock)
+from quizforge.practice.mock import (_GOTO, Answer, Clear, Cleared, Confirm, Ended, Goto, Heartbeat, LastQuestion, Mark,
+                                     MarkChanged, MockEngine, Next, NoSuchQuestion, Palette, PaletteShown, Pause, Prev,
+                                     Saved, Shown, Submit, SubmitAsked, Unreadable, mistyped_command, mock_summary,
+                                     new_mock, paused_list, paused_mock)
 from quizforge.practice.mock_sections import DEFAULT_SECTIONS, Section, numbers_text, paper_sections, section_of
 from quizforge.practice.store import History, MockState
 from quizforge.practice.timefmt import clock_text
+from quizforge.render import question as render
 from quizforge.tui.charts import plural
 from quizforge.tui.matrix_entry import complete
+from quizforge.tui.mock_report import mock_report_view
 from quizforge.tui.terminal import EOF, TIMEOUT
 from quizforge.tui.view import keys_line
 
@@ -140,8 +142,6 @@ class MockExam:
         return None
 
     def _show(self, event: Shown) -> None:
-        from quizforge.render import question as render
-
         q = self.engine.question(event.index)
         self._status_line = lambda: self._status()   # a new status per question: a pipe prints it once
         title = (f"Q{event.index + 1}/{event.total}" + (" · marked for review" if event.marked else "")
@@ -286,7 +286,6 @@ def run_mock(history: History, reader, console: Console, *, questions: int | Non
     if how == "timed_out":
         console.print("\n⏱ Time is up: the paper is submitted.", style="bold red")
     result, earlier = exam.engine.finish()
-    from quizforge.tui.mock_report import mock_report_view
 
     console.print(mock_report_view(result, earlier))
     return how

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 
+from quizforge.answers.matrix_questions import entry_text, shape_of
 from quizforge.bank.question import LETTERS, Question
 from quizforge.text.html import inline_html, matrix_html, to_html
 
@@ -32,7 +33,6 @@ def matrix_entry_shape(question: Question) -> dict | None:
     and whether −∞ may be entered (the instruction says so too); None for any other question."""
     if not question.is_matrix:
         return None
-    from quizforge.answers.matrix_questions import shape_of
 
     rows, cols = shape_of(question.answer)
     return {"rows": rows, "cols": cols, "minus_infinity": question.uses_minus_infinity}
@@ -71,8 +71,6 @@ def answer_table(cells: list[list[str]], css: str = "answer-matrix", wrong=froze
 
 def key_cells(question: Question) -> list[list[str]]:
     """The key of a matrix question as cells (for the report only)."""
-    from quizforge.answers.matrix_questions import entry_text
-
     return [[entry_text(x, question.decimals) for x in row] for row in question.answer]
 
 

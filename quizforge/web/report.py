@@ -3,19 +3,21 @@ the candidate's answer, the key and the worked solution. Built only once the pap
 
 from __future__ import annotations
 
+from quizforge.answers import AnswerError, matrix_questions, parse_choice
 from quizforge.bank.question import LETTERS
-from quizforge.text.html import inline_html
-from quizforge.practice.mock_percent import exact_percent, mock_percent
-from quizforge.practice.mock_percent import comparison
+from quizforge.bank.registry import parse_question_id
+from quizforge.bank.syllabus import syllabus_text
+from quizforge.bank.template import TOPICS
+from quizforge.practice.mock_percent import comparison, exact_percent, mock_percent
 from quizforge.practice.timefmt import clock_text
-from quizforge.web.question_html import (
-    answer_cells, answer_table, key_cells, marks_text, negative_text, question_view, solution_html)
+from quizforge.text.html import inline_html
+from quizforge.web.question_html import (answer_cells, answer_table, key_cells, marks_text, negative_text,
+                                         question_view, solution_html)
 
 
 def _chosen_letters(question, answer: str | None) -> set[str]:
     if not answer or question.kind == "NAT":
         return set()
-    from quizforge.answers import AnswerError, parse_choice
 
     try:
         chosen = parse_choice(answer, len(question.options), multiple=question.kind == "MSQ")
@@ -26,9 +28,6 @@ def _chosen_letters(question, answer: str | None) -> set[str]:
 
 def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
     """(row, column) of each entry of a matrix answer outside its accepted range."""
-    from quizforge.answers import AnswerError
-    from quizforge.answers import matrix_questions
-
     try:
         given = matrix_questions.read(question, answer or "")
     except AnswerError:
@@ -38,10 +37,6 @@ def _wrong_entries(question, answer: str | None) -> frozenset[tuple[int, int]]:
 
 def report_context(result: dict, earlier: list[dict], questions: list) -> dict:
     """Everything the report template shows, in plain values and HTML fragments."""
-    from quizforge.bank.registry import parse_question_id
-    from quizforge.bank.syllabus import syllabus_text
-    from quizforge.bank.template import TOPICS
-
     pct = mock_percent(result) or 0.0
     topics = []
     for topic, t in result["per_topic"].items():

@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from quizforge.errors import InputError
 from quizforge.practice.mock_sections import question_marks
+from quizforge.web.report import report_context
 from quizforge.web.sitting import BadRequest, WebSitting
 
 STATIC = Path(__file__).parent / "static"
@@ -191,7 +192,6 @@ def create_app(sitting: WebSitting, token: str, port: int, *, keyboard: bool = F
         sitting.expire_if_due()
         if sitting.result is None:
             return PlainTextResponse("the report is shown once the paper is submitted", 409)
-        from quizforge.web.report import report_context
 
         questions = [sitting.engine.question(i) for i in range(len(sitting.state.paper))]
         context = report_context(sitting.result, sitting.earlier, questions)

@@ -26,6 +26,7 @@ import base64
 import hashlib
 import json
 import os
+import selectors
 import subprocess
 import sys
 import time
@@ -36,11 +37,15 @@ from typing import Callable
 
 from quizforge.challenges import Challenge
 from quizforge.errors import InputError
+from quizforge.grading.batch import gradebook, item_analysis, similarity
 from quizforge.grading.batch.gradebook import write_atomically
 from quizforge.grading.batch.results_io import result_from_dict, result_to_dict
-from quizforge.grading.intake.class_folder import Refused, name_problem, read_submission_file, result_file_name
+from quizforge.grading.exports import results
+from quizforge.grading.intake.class_folder import (Refused, decode_source, name_problem, read_submission_file,
+                                                   result_file_name)
 from quizforge.grading.intake.text_safety import visible_name
 from quizforge.grading.judge.hidden_suite import SuiteResult
+from quizforge.grading.sandbox_host.sandbox import SandboxError
 
 NAMED_FILES = ("submission.py", "starter.py")
 
@@ -167,8 +172,6 @@ def _stored(out: Path, student: str, digest: str) -> SuiteResult | None:
 
 def _save(out: Path, student: str, digest: str, result: SuiteResult, visibility: str) -> str:
     """Write the student's results file; '' or, when it cannot be written, why."""
-    from quizforge.grading.exports import results
-
     data = results.gradescope(result, visibility)
     data["quizforge"] = {"student": student, "source_sha256": digest, "result": result_to_dict(result)}
     try:
@@ -210,10 +213,6 @@ def grade_batch(folder: Path, challenge: Challenge, out: Path, *, jobs: int = 1,
                 progress: Callable[[int, int, str], None] | None = None) -> BatchReport:
     """Grade every submission in `folder`; see the module's docstring for what lands in `out`.
     `progress(done, total, student)` is called as each one is finished."""
-    import selectors
-
-    from quizforge.grading.sandbox_host.sandbox import SandboxError
-
     started = time.perf_counter()
     skip = check_output_folder(out, folder)
     entries = find_submissions(folder, challenge, skip)
@@ -291,9 +290,6 @@ def grade_batch(folder: Path, challenge: Challenge, out: Path, *, jobs: int = 1,
 def write_reports(report: BatchReport, entries: list[Entry], challenge: Challenge) -> None:
     """The gradebook, the item analysis, the similarity hints and the problems, from what was graded
     (and, for similarity, from the bytes read when the folder was listed: no file is read again)."""
-    from quizforge.grading.batch import gradebook, item_analysis, similarity
-    from quizforge.grading.intake.class_folder import decode_source
-
     graded = sorted(report.graded.items())
     gradebook.write_gradebook(report.out / "gradebook.csv", graded)
     item_analysis.write_item_analysis(report.out, graded, report.challenge)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from quizforge.challenges import load_challenge
+from quizforge.errors import InputError
 from quizforge.grading.batch.gradebook import write_atomically
 from quizforge.grading.intake.text_safety import markdown_text
 
@@ -137,9 +139,6 @@ def markdown(pairs: list[dict], threshold: float = THRESHOLD) -> str:
 
 def starter_source(challenge_id: str) -> str:
     """The starter every student was given, or '' when there is none to subtract."""
-    from quizforge.challenges import load_challenge
-    from quizforge.errors import InputError
-
     try:
         return (load_challenge(challenge_id).folder / "starter.py").read_text(encoding="utf-8")
     except (OSError, InputError):

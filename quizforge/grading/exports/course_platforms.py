@@ -25,7 +25,7 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from quizforge.challenges import Challenge
+from quizforge.challenges import SHIPPED, Challenge, challenge_ids, exercises_root
 from quizforge.errors import InputError
 
 TORCH_PIN = "torch==2.13.0"
@@ -85,8 +85,6 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 def _package_files() -> list[tuple[str, bytes]]:
     """(path inside the package, bytes) of every file of this quizforge, in a fixed order: its own
     folder, and each challenge's shipped files as exercises/<id>/... (as the wheel lays them out)."""
-    from quizforge.challenges import SHIPPED, challenge_ids, exercises_root
-
     root = exercises_root()
     files = []
     for folder, dirs, names in os.walk(PACKAGE):
