@@ -109,7 +109,7 @@ def apply_patch(original: str, patch: str, where: Path | str, old_name: str, new
         done, old, new = first, 0, 0
         i += 1
         while i < len(lines) and (old < old_count or new < new_count):
-            line = lines[i]
+            line = " \n" if lines[i] == "\n" else lines[i]  # a blank context line an editor trimmed
             mark, body = line[:1], line[1:]
             if i + 1 < len(lines) and lines[i + 1].startswith("\\"):  # "\ No newline at end of file"
                 body, i = body.rstrip("\n"), i + 1

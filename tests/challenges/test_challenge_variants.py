@@ -56,6 +56,10 @@ def test_a_patch_round_trips_and_may_begin_with_a_comment():
     assert apply_patch(SOLUTION, patch, "bug_x.patch", "solutions/f.py", "bug_x.py") == changed
     first_line = make_patch(SOLUTION, "# added\n" + SOLUTION, "solutions/f.py", "ok_y.py")
     assert apply_patch(SOLUTION, first_line, "ok_y.patch", "solutions/f.py", "ok_y.py") == "# added\n" + SOLUTION
+    # A blank context line whose leading space an editor trimmed is still a blank context line.
+    blank = "x = 1\n\ny = 2\n"
+    trimmed = make_patch(blank, blank.replace("y = 2", "y = 3"), "solutions/f.py", "bug_x.py").replace("\n \n", "\n\n")
+    assert "\n\n" in trimmed and apply_patch(blank, trimmed, "bug_x.patch", "solutions/f.py", "bug_x.py") == "x = 1\n\ny = 3\n"
 
 
 def test_a_patch_whose_context_does_not_match_is_refused_naming_file_and_hunk():
