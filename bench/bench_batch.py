@@ -3,7 +3,8 @@
     python bench/bench_batch.py [--count 100] [--challenge scaled_dot_product_attention]
 
 The submissions are generated from the challenge's reference solution and its known
-correct styles (exercises/<id>/meta/variants/ok_*.py), its classic bugs (bug_*.py) and
+correct styles (exercises/<id>/meta/variants/ok_*), its classic bugs (bug_*: each a .py or a
+.patch against the solution) and
 hostile ones (a crash in every call, a hang, memory over the limit, a forbidden API, a
 syntax error, a flood of output), in a fixed mix. Each run grades them all from scratch
 (--force) through the same grade_batch() that `quiz grade --batch` calls. The target is
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,9 +45,11 @@ def torch_import_seconds() -> float:
 
 def make_submissions(folder: Path, challenge_id: str, count: int, name: str) -> dict[str, int]:
     """`count` submissions in `folder`: 60% correct, 30% buggy, 10% hostile. Returns the mix."""
-    variants = ROOT / "exercises" / challenge_id / "meta" / "variants"
-    correct = [ROOT / "solutions" / f"{challenge_id}.py", *sorted(variants.glob("ok_*.py"))]
-    buggy = sorted(variants.glob("bug_*.py"))
+    from quizforge.challenges import load_challenge
+
+    challenge = load_challenge(challenge_id)
+    correct = [(ROOT / "solutions" / f"{challenge_id}.py").read_text(), *(v.text for v in challenge.variants("ok"))]
+    buggy = [v.text for v in challenge.variants("bug")]
     hostile = [text.format(name=name) for text in HOSTILE.values()]
     mix = {"correct": 0, "buggy": 0, "hostile": 0}
     for i in range(count):
@@ -57,10 +59,10 @@ def make_submissions(folder: Path, challenge_id: str, count: int, name: str) -> 
             target.write_text(hostile[(i // 10) % len(hostile)])
             mix["hostile"] += 1
         elif slot >= 6:
-            shutil.copy(buggy[i % len(buggy)], target)
+            target.write_text(buggy[i % len(buggy)])
             mix["buggy"] += 1
         else:
-            shutil.copy(correct[i % len(correct)], target)
+            target.write_text(correct[i % len(correct)])
             mix["correct"] += 1
     return mix
 

@@ -3,8 +3,10 @@
     exercises/<id>/README.md, starter.py, test_public.py   what `quiz challenges start` copies
     exercises/<id>/meta/challenge.toml                     the metadata below
     exercises/<id>/meta/test_hidden.py                     the hidden suite
-    exercises/<id>/meta/variants/bug_*.py, ok_*.py          planted bugs and other correct styles
-                                                           (source checkout only: not in the wheel)
+    exercises/<id>/meta/variants/bug_*, ok_*                planted bugs and other correct styles, each
+                                                           a whole <name>.py or a <name>.patch against
+                                                           solutions/<id>.py (see .variants); source
+                                                           checkout only: not in the wheel
 
 The hidden suite takes a `submission` fixture (`quizforge.challenges.submission.Submission`)
 and never imports student code. In a source checkout the folders are the checkout's
@@ -25,7 +27,8 @@ challenge.toml:
     [weights]                           # points per test function; others get `default`
     default = 1
     test_masked_rows = 2
-    [diagnoses]                         # each meta/variants/bug_*.py: words its failure messages contain
+    [diagnoses]                         # each planted bug (meta/variants/bug_*.py or .patch): words its
+                                        # failure messages contain
     bug_no_max_shift = "overflows"
 
 A file that breaks this schema is a ContentError naming its path and line.
@@ -36,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from quizforge.challenges.variants import Variant, read_variant, variant_files
 from quizforge.datafiles import ContentError, Entry, load
 from quizforge.errors import InputError
 
@@ -62,7 +66,7 @@ class Challenge:
     weights: dict[str, float] = field(default_factory=dict)
     # Gradescope visibility of the hidden tests' results: hidden, after_due_date, after_published, visible.
     visibility: str = "after_due_date"
-    # Planted bug (variant file stem) -> words its failure messages must contain.
+    # Planted bug (variant name: its file less .py or .patch) -> words its failure messages must contain.
     diagnoses: dict[str, str] = field(default_factory=dict)
     broken_starter: str | None = None
 
@@ -79,9 +83,16 @@ class Challenge:
     def suite_files(self) -> list[Path]:
         return [self.meta / "test_hidden.py"]
 
-    def variants(self, kind: str) -> list[Path]:
-        """The planted bugs (kind "bug") or other correct styles ("ok"); none in an installed wheel."""
-        return sorted((self.meta / "variants").glob(f"{kind}_*.py"))
+    @property
+    def solution(self) -> Path:
+        """solutions/<id>.py beside exercises/: the reference solution, in a source checkout only."""
+        return self.folder.parent.parent / "solutions" / f"{self.id}.py"
+
+    def variants(self, kind: str) -> list[Variant]:
+        """The planted bugs (kind "bug") or other correct styles ("ok"), by name, each with its
+        program's text (a .patch applied to the solution); none in an installed wheel."""
+        return [read_variant(self.id, path, self.solution)
+                for path in variant_files(self.meta / "variants", kind).values()]
 
 
 def exercises_root(package: Path = PACKAGE) -> Path:
@@ -128,17 +139,19 @@ def _weights(entry: Entry) -> dict[str, float]:
 def _diagnoses(entry: Entry, meta: Path) -> dict[str, str]:
     for key, value in entry.data.items():
         if not key.startswith("bug_"):
-            raise entry.fail(f"{key!r} is not a planted bug: diagnoses are for meta/variants/bug_*.py", key)
+            raise entry.fail(f"{key!r} is not a planted bug: diagnoses are for meta/variants/bug_*.py or "
+                             "bug_*.patch", key)
         if not isinstance(value, str) or not value.strip():
             raise entry.fail(f"the diagnosis of {key!r} must be a non-empty string", key)
     variants = meta / "variants"
     if variants.is_dir():  # a source checkout: every bug has its diagnosis and every diagnosis its bug
+        bugs = variant_files(variants, "bug")
         for key in entry.data:
-            if not (variants / f"{key}.py").is_file():
-                raise entry.fail(f"{key!r} has no file meta/variants/{key}.py", key)
-        undiagnosed = sorted(p.stem for p in variants.glob("bug_*.py") if p.stem not in entry.data)
+            if key not in bugs:
+                raise entry.fail(f"{key!r} has no file meta/variants/{key}.py (or {key}.patch)", key)
+        undiagnosed = [path for name, path in bugs.items() if name not in entry.data]
         if undiagnosed:
-            raise entry.fail(f"no diagnosis for meta/variants/{undiagnosed[0]}.py: add `{undiagnosed[0]} = "
+            raise entry.fail(f"no diagnosis for meta/variants/{undiagnosed[0].name}: add `{undiagnosed[0].stem} = "
                              "\"words its failure message contains\"`")
     return {key: value.strip() for key, value in entry.data.items()}
 

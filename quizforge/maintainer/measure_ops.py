@@ -3,14 +3,15 @@
     python -m quizforge.maintainer.measure_ops             # every challenge
     python -m quizforge.maintainer.measure_ops softmax ...  # only these
 
-Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included).
+Run from a source checkout (it reads solutions/ and each exercises/<id>/, variants included:
+each a whole .py or a .patch against the solution, see quizforge.challenges.variants).
 It is a maintainer's tool beside the grader, not part of the challenges, because it runs the
 judge and the worker's request handling: the challenges never import the grader. The worker's dispatch guard
 (quizforge/grading/sandbox_inside/guards.py) withholds the fused kernels that compute a
 challenge's answer (guards.WITHHELD_BY_LEAF, from its `forbidden` list) and nothing else. This
 records, under a TorchDispatchMode, the ops reached by
 
-* the hidden suite run against solutions/<id>.py and every exercises/<id>/meta/variants/*.py
+* the hidden suite run against solutions/<id>.py and every variant in exercises/<id>/meta/variants/
   (correct styles and honest mistakes), with the worker's own request handling inside the
   recording, as in the sandbox; and the exercise's public tests against the same files;
 * a common vocabulary of idioms a student may reasonably write (IDIOMS below: einsum for
@@ -314,11 +315,13 @@ def measure_public(challenge_id: str, path: Path) -> set[str]:
     return ops
 
 
-def honest_files(challenge_id: str) -> list[Path]:
+def honest_files(challenge_id: str, folder: Path) -> list[Path]:
+    """solutions/<id>.py and every variant, each written into `folder` as <name>.py (a .patch is a diff)."""
     from quizforge.challenges import load_challenge
 
     challenge = load_challenge(challenge_id)
-    return [CHECKOUT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok"), *challenge.variants("bug")]
+    return [CHECKOUT / "solutions" / f"{challenge_id}.py",
+            *(variant.write_to(folder) for variant in challenge.variants("ok") + challenge.variants("bug"))]
 
 
 def withheld_reached(challenge_id: str) -> dict[str, set[str]]:
@@ -328,10 +331,11 @@ def withheld_reached(challenge_id: str) -> dict[str, set[str]]:
 
     refused = withheld(load_challenge(challenge_id).forbidden)
     reached: dict[str, set[str]] = {}
-    for path in honest_files(challenge_id):
-        for op in measure_suite(challenge_id, path) | measure_public(challenge_id, path):
-            if op in refused:
-                reached.setdefault(op, set()).add(path.name)
+    with tempfile.TemporaryDirectory(prefix="quizforge-variants-") as folder:
+        for path in honest_files(challenge_id, Path(folder)):
+            for op in measure_suite(challenge_id, path) | measure_public(challenge_id, path):
+                if op in refused:
+                    reached.setdefault(op, set()).add(path.name)
     return reached
 
 

@@ -31,13 +31,13 @@ def test_every_challenge_folder_is_complete(folder):
     for name in SHIPPED:
         assert (folder / name).is_file(), name
     assert (REPO / "solutions" / f"{folder.name}.py").is_file()
-    bugs = {p.stem for p in challenge.variants("bug")}
+    bugs = {v.name for v in challenge.variants("bug")}
     assert len(bugs) >= 3 and len(challenge.variants("ok")) >= 1
     assert set(challenge.diagnoses) == bugs
     assert all(words.strip() for words in challenge.diagnoses.values())
-    others = {p.name for p in (folder / "meta" / "variants").iterdir()} - {f"{b}.py" for b in bugs} - {
-        p.name for p in challenge.variants("ok")} - {"__pycache__"}
-    assert not others, f"meta/variants/ holds only bug_*.py and ok_*.py: {others}"
+    others = {p.name for p in (folder / "meta" / "variants").iterdir()} - {
+        v.source.name for v in challenge.variants("bug") + challenge.variants("ok")} - {"__pycache__"}
+    assert not others, f"meta/variants/ holds only bug_* and ok_*, each a .py or a .patch: {others}"
 
 
 def test_every_solution_has_its_challenge():
@@ -107,7 +107,8 @@ def test_a_diagnosis_without_its_bug_file(softmax_copy):
         read_challenge(softmax_copy)
     text = (softmax_copy / "meta" / "challenge.toml").read_text()
     assert str(caught.value) == (f"{softmax_copy / 'meta' / 'challenge.toml'}:{line_of(text, 'bug_global_max')}: "
-                                 "[diagnoses]: 'bug_global_max' has no file meta/variants/bug_global_max.py")
+                                 "[diagnoses]: 'bug_global_max' has no file meta/variants/bug_global_max.py "
+                                 "(or bug_global_max.patch)")
 
 
 def test_a_bug_file_without_its_diagnosis(softmax_copy):

@@ -2,9 +2,9 @@
 
 Every challenge is found from its folder (exercises/<id>/), so a new folder is tested here
 with no other edit. For each: the reference solution (solutions/<id>.py) scores full marks
-and the starter 0; every planted bug (meta/variants/bug_*.py) loses marks and its failure
-messages contain the words its challenge.toml's [diagnoses] gives; every other correct
-style (ok_*.py) scores full marks; and the exercise's public tests pass on the solution and
+and the starter 0; every planted bug (meta/variants/bug_*, a .py or a .patch against the
+solution) loses marks and its failure messages contain the words its challenge.toml's
+[diagnoses] gives; every other correct style (ok_*) scores full marks; and the exercise's public tests pass on the solution and
 fail on the starter. Gradings draw their inputs from a fresh seed each time; here the seed
 is pinned (PINNED_SEED), so that these checks are the same on every run.
 """
@@ -24,6 +24,7 @@ import pytest
 import torch
 
 from quizforge.challenges import challenge_ids, load_challenge, read_challenge
+from quizforge.challenges.variants import Variant
 from quizforge.datafiles import ContentError
 from quizforge.grading.judge.hidden_suite import SuiteResult, run_suite
 from quizforge.grading.judge.loopback_submission import LoopbackSubmission
@@ -35,17 +36,27 @@ PINNED_SEED = 20_240_611
 OTHER_SEEDS = (0, 2**32 - 1)  # the extremes of the range, for the bugs
 
 
-def variant_files(prefix: str) -> list[Path]:
-    return [path for challenge_id in CHALLENGES for path in load_challenge(challenge_id).variants(prefix)]
+def all_variants(prefix: str) -> list[Variant]:
+    return [variant for challenge_id in CHALLENGES for variant in load_challenge(challenge_id).variants(prefix)]
 
 
-def challenge_of(variant: Path) -> str:
-    """exercises/<id>/meta/variants/<name>.py -> <id>"""
-    return variant.parents[2].name
+def variant_id(variant: Variant) -> str:
+    return f"{variant.challenge_id}/{variant.name}"
 
 
-def variant_id(path: Path) -> str:
-    return f"{challenge_of(path)}/{path.stem}"
+WRITTEN: list[Path] = []  # where variant_path writes: a folder of this module's run
+
+
+@pytest.fixture(autouse=True, scope="module")
+def variants_folder(tmp_path_factory):
+    WRITTEN.append(tmp_path_factory.mktemp("variants"))
+    yield
+    WRITTEN.pop()
+
+
+def variant_path(variant: Variant) -> Path:
+    """The variant's program as a file (a .patch is only a diff on disk)."""
+    return variant.write_to(WRITTEN[-1] / variant.challenge_id)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -59,8 +70,8 @@ def one_torch_thread():
 
 
 @functools.cache
-def grade(challenge_id: str, path: Path, seed: int = PINNED_SEED) -> SuiteResult:
-    submission = LoopbackSubmission(path)
+def grade(challenge_id: str, path: Path | Variant, seed: int = PINNED_SEED) -> SuiteResult:
+    submission = LoopbackSubmission(variant_path(path) if isinstance(path, Variant) else path)
     try:
         # The unraisable-exception plugin's gc.collect() costs ~0.3 s a run and decides no grade.
         return run_suite(load_challenge(challenge_id), submission, ["-p", "no:unraisableexception"], seed=seed)
@@ -126,38 +137,38 @@ def test_starter_scores_zero(challenge_id):
     assert all("NotImplementedError" in t.message for t in result.tests), failures(result)
 
 
-@pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
-def test_bug_loses_marks_and_is_named(path):
-    challenge_id = challenge_of(path)
-    result = grade(challenge_id, path)
+@pytest.mark.parametrize("variant", all_variants("bug"), ids=variant_id)
+def test_bug_loses_marks_and_is_named(variant):
+    challenge_id = variant.challenge_id
+    result = grade(challenge_id, variant)
     assert 0 <= result.score < result.max_score
-    diagnosis = load_challenge(challenge_id).diagnoses[path.stem]
+    diagnosis = load_challenge(challenge_id).diagnoses[variant.name]
     assert any(diagnosis in message for message in failures(result)), (diagnosis, failures(result))
 
 
-@pytest.mark.parametrize("path", variant_files("bug"), ids=variant_id)
-def test_bug_is_caught_under_other_seeds_too(path):
+@pytest.mark.parametrize("variant", all_variants("bug"), ids=variant_id)
+def test_bug_is_caught_under_other_seeds_too(variant):
     # Inputs differ with every grading's seed: a bug is caught and named whatever they are.
-    challenge_id = challenge_of(path)
+    challenge_id = variant.challenge_id
     for seed in OTHER_SEEDS:
-        result = grade(challenge_id, path, seed)
+        result = grade(challenge_id, variant, seed)
         assert result.seed == seed and 0 <= result.score < result.max_score
-        diagnosis = load_challenge(challenge_id).diagnoses[path.stem]
+        diagnosis = load_challenge(challenge_id).diagnoses[variant.name]
         assert any(diagnosis in message for message in failures(result)), (seed, diagnosis, failures(result))
 
 
-@pytest.mark.parametrize("path", variant_files("ok"), ids=variant_id)
-def test_other_correct_style_scores_full_marks(path):
-    result = grade(challenge_of(path), path)
+@pytest.mark.parametrize("variant", all_variants("ok"), ids=variant_id)
+def test_other_correct_style_scores_full_marks(variant):
+    result = grade(variant.challenge_id, variant)
     assert not failures(result)
     assert result.score == result.max_score > 0
 
 
-def forbidden_names_used(path: Path, forbidden: tuple[str, ...]) -> set[str]:
-    """Forbidden APIs (by their last component) that a file reaches as an attribute or imports by name."""
+def forbidden_names_used(source: str, forbidden: tuple[str, ...]) -> set[str]:
+    """Forbidden APIs (by their last component) that a program reaches as an attribute or imports by name."""
     names = {dotted.rsplit(".", 1)[-1] for dotted in forbidden}
     used = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr in names:
             used.add(node.attr)
         elif isinstance(node, ast.ImportFrom):
@@ -168,15 +179,15 @@ def forbidden_names_used(path: Path, forbidden: tuple[str, ...]) -> set[str]:
 @pytest.mark.parametrize("challenge_id", CHALLENGES)
 def test_solution_and_correct_styles_use_no_forbidden_api(challenge_id):
     challenge = load_challenge(challenge_id)
-    for path in [ROOT / "solutions" / f"{challenge_id}.py", *challenge.variants("ok")]:
-        assert not forbidden_names_used(path, challenge.forbidden), path.name
+    assert not forbidden_names_used(challenge.solution.read_text(encoding="utf-8"), challenge.forbidden)
+    for variant in challenge.variants("ok"):
+        assert not forbidden_names_used(variant.text, challenge.forbidden), variant.name
 
 
-def test_forbidden_name_check_can_fail(tmp_path):
-    path = tmp_path / "uses_softmax.py"
-    path.write_text("import torch\nfrom torch.nn.functional import log_softmax\n"
-                    "def softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n")
-    assert forbidden_names_used(path, load_challenge("softmax").forbidden) == {"softmax", "log_softmax"}
+def test_forbidden_name_check_can_fail():
+    source = ("import torch\nfrom torch.nn.functional import log_softmax\n"
+              "def softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n")
+    assert forbidden_names_used(source, load_challenge("softmax").forbidden) == {"softmax", "log_softmax"}
 
 
 # --- the exercises' public tests ----------------------------------------------------------------

@@ -92,6 +92,7 @@ def test_the_static_check_names_glu_in_swiglu():
 @pytest.mark.parametrize("challenge_id", challenge_ids())
 def test_every_solution_and_correct_style_passes_the_static_check_with_the_new_lists(challenge_id):
     challenge = load_challenge(challenge_id)
-    for path in [REPO / "solutions" / f"{challenge_id}.py", *challenge.variants("ok")]:
-        assert check_source(ast.parse(path.read_text(encoding="utf-8")), challenge.forbidden,
-                            challenge.imports) == [], path.name
+    sources = {f"{challenge_id}.py": (REPO / "solutions" / f"{challenge_id}.py").read_text(encoding="utf-8"),
+               **{v.source.name: v.text for v in challenge.variants("ok")}}
+    for name, source in sources.items():
+        assert check_source(ast.parse(source), challenge.forbidden, challenge.imports) == [], name

@@ -583,9 +583,10 @@ def test_unsafe_mode_filters_too_and_says_so(tmp_path):
 
 
 @needs_sandbox
-def test_every_solution_and_other_correct_style_keeps_full_marks(zygote):
+def test_every_solution_and_other_correct_style_keeps_full_marks(zygote, tmp_path):
     paths = [(c, p) for c in challenge_ids()
-             for p in (ROOT / "solutions" / f"{c}.py", *load_challenge(c).variants("ok"))]
+             for p in (ROOT / "solutions" / f"{c}.py",
+                       *(v.write_to(tmp_path / c) for v in load_challenge(c).variants("ok")))]
     assert len(paths) >= 30
     lost = {}
     for challenge_id, path in paths:

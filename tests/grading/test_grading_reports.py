@@ -7,6 +7,7 @@ import io
 import re
 from pathlib import Path
 
+from quizforge.challenges import load_challenge
 from quizforge.grading.batch.gradebook import csv_cell, gradebook_csv
 from quizforge.grading.batch.item_analysis import analyse, diagnosis, markdown, message_pattern
 from quizforge.grading.batch.similarity import fingerprint, similar_pairs, starter_source
@@ -14,7 +15,6 @@ from quizforge.grading.judge.hidden_suite import SuiteResult
 from quizforge.grading.judge.hidden_suite import TestResult as Case
 
 REPO = Path(__file__).resolve().parents[2]
-SDPA = REPO / "exercises" / "scaled_dot_product_attention" / "meta" / "variants"
 
 
 def suite(*cases: tuple[str, str, float, float, str], seed: int | None = 7) -> SuiteResult:
@@ -65,7 +65,7 @@ def test_a_renamed_and_reformatted_copy_is_flagged_where_it_was_copied():
 
 
 def test_independent_correct_solutions_are_not_flagged():
-    sources = {p.stem: p.read_text() for p in SDPA.glob("ok_*.py")}
+    sources = {v.name: v.text for v in load_challenge("scaled_dot_product_attention").variants("ok")}
     sources["reference"] = (REPO / "solutions" / "scaled_dot_product_attention.py").read_text()
     assert similar_pairs(sources, starter_source("scaled_dot_product_attention")) == []
 

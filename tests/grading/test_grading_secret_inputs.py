@@ -161,9 +161,9 @@ def test_seed_with_batch_is_refused_in_one_line(run_quiz, tmp_path):
 def test_each_student_of_a_batch_gets_a_seed_of_their_own_and_it_regrades_alike(run_quiz, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    wrong = REPO / "exercises" / "softmax" / "meta" / "variants" / "bug_global_max.py"
+    wrong = next(v for v in load_challenge("softmax").variants("bug") if v.name == "bug_global_max")
     for student in ("ada", "bob"):
-        (folder / f"{student}.py").write_text(wrong.read_text())
+        (folder / f"{student}.py").write_text(wrong.text)
     out = tmp_path / "out"
     code, _, err = run_quiz("grade", "--batch", str(folder), "--challenge", "softmax", "-o", str(out))
     assert code == 0, err
@@ -180,7 +180,7 @@ def test_each_student_of_a_batch_gets_a_seed_of_their_own_and_it_regrades_alike(
 
 
 @needs_sandbox
-def test_every_solution_and_other_correct_style_scores_full_marks_in_the_sandbox():
+def test_every_solution_and_other_correct_style_scores_full_marks_in_the_sandbox(tmp_path):
     """All of them through grade(), as `quiz grade` runs it, with workers forked from one zygote (as in a
     batch), each grading under its own fresh seed."""
     from quizforge.grading.grade import grade
@@ -189,7 +189,7 @@ def test_every_solution_and_other_correct_style_scores_full_marks_in_the_sandbox
 
     files = [(cid, path) for cid in challenge_ids()
              for path in [REPO / "solutions" / f"{cid}.py",
-                          *load_challenge(cid).variants("ok")]]
+                          *(v.write_to(tmp_path / cid) for v in load_challenge(cid).variants("ok"))]]
     assert len(files) >= 2 * len(challenge_ids()) >= 24  # a solution and at least one other style each
     zygote = Zygote(Limits())
     zygote.start()

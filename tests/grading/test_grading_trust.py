@@ -286,9 +286,9 @@ def test_the_sandbox_dies_with_its_judge(tmp_path, how, mode):
 # --- the real challenges through the real sandbox ----------------------------------------------
 
 @pytest.mark.parametrize("challenge", CHALLENGES)
-def test_each_solution_scores_full_marks_and_one_bug_scores_less(challenge):
+def test_each_solution_scores_full_marks_and_one_bug_scores_less(challenge, tmp_path):
     solution = REPO / "solutions" / f"{challenge}.py"
-    bug = load_challenge(challenge).variants("bug")[0]
+    bug = load_challenge(challenge).variants("bug")[0].write_to(tmp_path)
     if not NAMESPACES:
         assert_refuses(solution, challenge)
         pytest.skip(NO_SANDBOX)

@@ -130,31 +130,28 @@ def test_a_lifted_guard_is_refused_at_the_call_even_if_swallowed(tmp_path, zygot
 
 # --- honest code keeps full marks -------------------------------------------------------------
 
-def challenge_of(path: Path) -> str:
-    """solutions/<id>.py, exercises/<id>/starter.py or exercises/<id>/meta/variants/<name>.py -> <id>"""
-    return path.stem if path.parent.name == "solutions" else path.parents[2].name if "meta" in path.parts \
-        else path.parent.name
+# (challenge, variant): None stands for the reference solution, solutions/<id>.py
+HONEST = [pytest.param(c, v, id=f"{c}/{v.name if v else c}")
+          for c in challenge_ids() for v in (None, *load_challenge(c).variants("ok"))]
 
 
-HONEST = [p for c in challenge_ids() for p in (REPO / "solutions" / f"{c}.py", *load_challenge(c).variants("ok"))]
-
-
-@pytest.mark.parametrize("path", HONEST, ids=lambda p: f"{challenge_of(p)}/{p.stem}")
-def test_every_solution_and_correct_style_scores_full_marks_in_the_sandbox(path, zygote):
-    challenge_id = challenge_of(path)
+@pytest.mark.parametrize(("challenge_id", "variant"), HONEST)
+def test_every_solution_and_correct_style_scores_full_marks_in_the_sandbox(challenge_id, variant, zygote, tmp_path):
     if zygote is None:
         pytest.skip("the sandbox needs namespaces")
+    path = REPO / "solutions" / f"{challenge_id}.py" if variant is None else variant.write_to(tmp_path)
     result = grade(path, challenge_id, zygote=zygote)
     assert result.score == result.max_score > 0, refusals(result)
 
 
-@pytest.mark.parametrize("path", [p for c in challenge_ids() for p in (*load_challenge(c).variants("bug"),
-                                                                      load_challenge(c).folder / "starter.py")],
-                         ids=lambda p: f"{challenge_of(p)}/{p.stem}")
-def test_bugs_and_starters_pass_the_static_check(path):
+@pytest.mark.parametrize(("challenge_id", "source"), [
+    pytest.param(c, text, id=f"{c}/{name}") for c in challenge_ids()
+    for name, text in [*((v.name, v.text) for v in load_challenge(c).variants("bug")),
+                       ("starter", (load_challenge(c).folder / "starter.py").read_text())]])
+def test_bugs_and_starters_pass_the_static_check(challenge_id, source):
     """A classic bug must lose marks on its values, not on a rule."""
-    challenge = load_challenge(challenge_of(path))
-    assert check_source(ast.parse(path.read_text()), challenge.forbidden, challenge.imports) == []
+    challenge = load_challenge(challenge_id)
+    assert check_source(ast.parse(source), challenge.forbidden, challenge.imports) == []
 
 
 # --- the lists themselves ---------------------------------------------------------------------
