@@ -3,6 +3,9 @@
 Math goes through the one command table (`tex`): fractions, roots, bold and calligraphic
 letters, operators, matrices, 50{,}257 as the one number "50,257". A formula the table cannot
 take (a command it lacks, unbalanced braces) is printed as plain text, as the terminal writes it.
+
+The Markdown is the one token tree's (`markdown.parse`): paragraphs, headings, lists, tables,
+code and math as markdown-it reads them, each block on the source lines it was written on.
 """
 
 from __future__ import annotations
