@@ -24,14 +24,19 @@ def math_number(printed: str) -> str:
 
 
 _GROUPED = re.compile(r"(?<![\d.{])\d{1,3}(?:,\d{3})+(?![\d}])")
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
-
-
 def math_numbers(markdown: str) -> str:
-    """Markdown with every number inside its $…$ and $$…$$ math written by `math_number`."""
+    """Markdown with every number inside its $…$ and $$…$$ math written by `math_number`; the
+    formulas are the token tree's (`text.markdown`), as every medium reads them."""
     if "," not in markdown or "$" not in markdown:
         return markdown
-    return _MATH_SPAN.sub(lambda m: math_number(m.group(0)), markdown)
+    from quizforge.text.markdown import math_tokens
+
+    out, at = [], 0
+    for start, end, _ in math_tokens(markdown):
+        if start >= at:
+            out += [markdown[at:start], math_number(markdown[start:end])]
+            at = end
+    return "".join(out) + markdown[at:]
 
 
 def tex_int(x: Any) -> str:

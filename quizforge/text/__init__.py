@@ -1,6 +1,7 @@
 """The bank's text, Markdown with TeX math, for every medium a person reads it in:
 
-- `markdown`: where the math is (`$…$`, `$$…$$`), found one way for every medium;
+- `markdown`: the text parsed once (markdown-it, dollar math) into the token tree every medium
+  walks, so all find the same math (`$…$`, `$$…$$`) and blocks;
 - `tex`: the one TeX reader and command table, each command's terminal and typst spelling;
 - `terminal`: Unicode for terminals ($\\sqrt{d_k}$ → √dₖ);
 - `typst`: typst markup and math for papers and keys;

@@ -1,44 +1,45 @@
 """Markdown with TeX math as HTML, the math kept as TeX for MathJax or KaTeX.
 
-An LMS or a browser runs MathJax (or KaTeX) over `\\(…\\)` and `\\[…\\]`, so the math spans
-are set aside before the Markdown is rendered (Markdown's backslash escapes would otherwise eat
-`\\(` and `\\\\`) and put back afterwards, HTML-escaped, in those delimiters.
+An LMS or a browser runs MathJax (or KaTeX) over `\\(…\\)` and `\\[…\\]`: markdown-it's renderer
+walks the one token tree (`markdown.parse`) and writes each math token's TeX, HTML-escaped, in
+those delimiters, untouched by Markdown's backslash escapes (which would eat `\\(` and `\\\\`).
 """
 
 from __future__ import annotations
 
 import html
-import re
 from functools import lru_cache
 
-from quizforge.text.markdown import math_spans
+from quizforge.text.markdown import parse, parse_inline, parser
 from quizforge.text.matrix import entry_value, is_attention_weights
 
-# Letters and digits only, so no Markdown rule can touch it.
-_HOLDER = "QFMATH{}X"
-_HOLDERS = re.compile(r"QFMATH(\d+)X")
+
+def _inline_math(tokens, i, options, env) -> str:
+    return html.escape(r"\(" + tokens[i].content.strip() + r"\)", quote=False)
+
+
+def _displayed_math(tokens, i, options, env) -> str:
+    return html.escape(r"\[" + tokens[i].content.strip() + r"\]", quote=False)
+
+
+def _math_block(tokens, i, options, env) -> str:
+    """$$…$$ on lines of its own: a paragraph holding the displayed formula."""
+    return f"<p>{_displayed_math(tokens, i, options, env)}</p>\n"
 
 
 @lru_cache(maxsize=1)
-def _markdown():
-    from markdown_it import MarkdownIt
+def _renderer():
+    from markdown_it.renderer import RendererHTML
 
-    # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
-    return MarkdownIt("commonmark", {"html": False, "xhtmlOut": True}).enable("table")
+    renderer = RendererHTML()
+    renderer.rules.update(math_inline=_inline_math, math_inline_double=_displayed_math, math_block=_math_block)
+    return renderer
 
 
 def _render(markdown: str, inline: bool) -> str:
-    spans: list[str] = []
-    held = []
-    for piece, is_math, displayed in math_spans(markdown):
-        if not is_math:
-            held.append(piece)
-            continue
-        spans.append((r"\[" + piece.strip() + r"\]") if displayed else (r"\(" + piece.strip() + r"\)"))
-        held.append(_HOLDER.format(len(spans) - 1))
-    md = _markdown()
-    rendered = md.renderInline("".join(held)) if inline else md.render("".join(held))
-    return _HOLDERS.sub(lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered).strip()
+    # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
+    tokens = parse_inline(markdown) if inline else parse(markdown)
+    return _renderer().render(tokens, parser().options, {}).strip()
 
 
 def to_html(markdown: str) -> str:

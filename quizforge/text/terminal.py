@@ -1,6 +1,7 @@
 """Markdown with TeX math as readable Unicode for terminals ($QK^\\top/\\sqrt{d_k}$ → QKᵀ/√dₖ).
 
-A terminal shows Markdown as it is written, so only the math is translated; `plain` also drops
+A terminal shows Markdown as it is written, so only the math is translated: the token tree's
+math tokens, replaced where they stand in the text (`markdown.math_spans`); `plain` also drops
 the bold and code markers, for data read outside a terminal.
 """
 
@@ -90,7 +91,8 @@ def tex_to_unicode(latex: str) -> str:
 
 
 def markdown_to_terminal(md: str) -> str:
-    """Replace every $…$ / $$…$$ span of a Markdown string with its Unicode rendering."""
+    """Replace every $…$ / $$…$$ formula of a Markdown string with its Unicode rendering; the rest
+    stays as it is written (math in code is code)."""
     return "".join(tex_to_unicode(piece) if is_math else piece for piece, is_math, _ in math_spans(md))
 
 

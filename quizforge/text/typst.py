@@ -3,6 +3,9 @@
 Math goes through the one command table (`tex`): fractions, roots, bold and calligraphic
 letters, operators, matrices, 50{,}257 as the one number "50,257". A formula the table cannot
 take (a command it lacks, unbalanced braces) is printed as plain text, as the terminal writes it.
+
+The Markdown is the one token tree's (`markdown.parse`): paragraphs, headings, lists, tables,
+code and math as markdown-it reads them, each block on the source lines it was written on.
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ from __future__ import annotations
 import functools
 import re
 
-from quizforge.text.markdown import INLINE_MATH
+from quizforge.text.markdown import parse
 from quizforge.text.matrix import entry_value, is_attention_weights
-from quizforge.text.terminal import markdown_to_terminal
+from quizforge.text.terminal import tex_to_unicode
 from quizforge.text.tex import COMMANDS, DIGIT_GROUPS, Reader, Untranslatable
 
 
@@ -96,28 +99,42 @@ def string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-_INLINE = re.compile("(" + INLINE_MATH + r"|\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`)")   # math, bold, italics, code
-
-
-def _inline(text: str, math) -> str:
-    """A line of the bank's Markdown (bold, italics, code, $math$) as typst markup."""
+def _inline(children, math) -> str:
+    """An inline token's children (text, bold, italics, code, $math$, line breaks) as typst markup."""
     out = []
-    for token in _INLINE.split(text):
-        if not token:
-            continue
-        if token.startswith("$"):
-            out.append(math(token[1:-1], display=False))
-        elif token.startswith("**"):
-            out.append(f"*{_inline(token[2:-2], math)}*")
-        elif token.startswith("*"):
-            out.append(f"_{_inline(token[1:-1], math)}_")
-        elif token.startswith("`"):
-            out.append(f"#raw({string(token[1:-1])})")
-        elif out and out[-1].startswith("#") and token[0] in ";(.":
-            # after "#raw(…)" typst would take ";" as the end of the call, "(" and "." as more of it
-            out.append("\\" + token[0] + escape(token[1:]))
-        else:
-            out.append(escape(token))
+    after_code = False
+    for token in children:
+        kind = token.type
+        if kind == "text":
+            if after_code and token.content[:1] in (";", "(", "."):
+                # after "#raw(…)" typst would take ";" as the end of the call, "(" and "." as more of it
+                out.append("\\" + token.content[0] + escape(token.content[1:]))
+            else:
+                out.append(escape(token.content))
+        elif kind == "math_inline":
+            out.append(math(token.content, display=False))
+        elif kind == "math_inline_double":
+            # $$…$$ inside a paragraph: displayed, on lines of its own
+            out.append("\n\n" + math(token.content.strip(), display=True) + "\n\n")
+        elif kind == "code_inline":
+            out.append(f"#raw({string(token.content)})")
+        elif kind in ("strong_open", "strong_close"):
+            out.append("*")
+        elif kind in ("em_open", "em_close"):
+            out.append("_")
+        elif kind == "softbreak":
+            out.append("\n")
+        elif kind == "hardbreak":
+            out.append("\\\n")
+        elif kind == "link_open":
+            out.append(f"#link({string(token.attrGet('href') or '')})[")
+        elif kind == "link_close":
+            out.append("]")
+        elif kind == "image":
+            out.append(escape(token.content))   # its alt text
+        else:   # any other construct as it is written
+            out.append(escape(token.content or token.markup))
+        after_code = kind == "code_inline"
     return "".join(out)
 
 
@@ -150,7 +167,7 @@ def plain_formula(latex: str) -> str:
     """A formula as the terminal writes it (√dₖ, n²), as typst text: what a paper prints of math
     that could not be typeset. Should even that fail, the LaTeX itself, as text."""
     try:
-        return escape(markdown_to_terminal(f"${latex}$"))
+        return escape(tex_to_unicode(latex))
     except Exception:   # noqa: BLE001 — the last resort must not fail
         return escape(latex)
 
@@ -178,71 +195,67 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
             body, widest = tex_to_typst(latex), len(latex)
         return fitted(f"$ {body} $", widest)
 
-    lines = []
-    for block in re.split(r"(^```[^\n]*\n.*?^```[ \t]*$|\$\$.+?\$\$)", markdown, flags=re.S | re.M):
-        if block.startswith("```"):
-            # A code listing keeps its lines and spacing: a raw block, never reflowed as prose.
-            info, _, code = block[3:].partition("\n")
-            code = code.rstrip()[:-3].rstrip("\n")
-            lang = f"lang: {string(info.strip())}, " if info.strip() else ""
-            lines.append(f"\n#raw(block: true, {lang}{string(code)})\n")
-            continue
-        if block.startswith("$$"):
-            lines.append("\n" + math(block[2:-2].strip(), display=True) + "\n")
-            continue
-        lines += _blocks(block.split("\n"), math)
-    return "\n".join(lines)
+    from markdown_it.tree import SyntaxTreeNode
+
+    # one element a source line, the blank lines between blocks and after the last as written
+    return "\n".join(_blocks(SyntaxTreeNode(list(parse(markdown))).children, math, 0, markdown.count("\n") + 1))
 
 
-_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in row.strip().strip("|").split("|")]
-
-
-def _blocks(source: list[str], math) -> list[str]:
-    """Lines of Markdown prose (no fenced code, no displayed math) as typst: headings, lists,
-    pipe tables, indented code, and paragraphs."""
+def _blocks(nodes, math, at: int, end: int) -> list[str]:
+    """Block nodes (paragraphs, headings, lists, tables, code, displayed math) as typst, one
+    element a source line: the blank lines between blocks are kept as they are written. AT is
+    the source line the first node may start on, END the line its container ends before."""
     lines: list[str] = []
-    i = 0
-    while i < len(source):
-        line = source[i]
-        after_blank = i == 0 or not source[i - 1].strip()
-        in_list = any(re.match(r"\s*(- |\d+\. )", earlier) for earlier in source[max(0, i - 2):i])
-        if line.startswith("|") and i + 1 < len(source) and _TABLE_RULE.match(source[i + 1]):
-            rows = [_cells(line)]
-            i += 2
-            while i < len(source) and source[i].startswith("|"):
-                rows.append(_cells(source[i]))
-                i += 1
-            head = ", ".join(f"[*{_inline(cell, math)}*]" for cell in rows[0])
-            body = ", ".join(f"[{_inline(cell, math)}]" for row in rows[1:] for cell in row)
-            lines.append(f"#table(columns: {len(rows[0])}, align: left, table.header({head}), {body})")
-            continue
-        if line.startswith("    ") and after_blank and not in_list:
-            code = []
-            while i < len(source) and (source[i].startswith("    ") or not source[i].strip()):
-                code.append(source[i][4:])
-                i += 1
-            while code and not code[-1].strip():
-                code.pop()
-                i -= 1
-            lines.append(f"#raw(block: true, {string(chr(10).join(code))})")
-            continue
-        heading = re.match(r"(#+) (.*)", line)
-        item = re.match(r"(\s*)- (.*)", line)
-        numbered = re.match(r"(\s*)(\d+)\. (.*)", line)
-        if heading:
-            lines.append("=" * len(heading.group(1)) + " " + _inline(heading.group(2), math))
-        elif item:
-            lines.append(f"{item.group(1)}- {_inline(item.group(2), math)}")
-        elif numbered:
-            lines.append(f"{numbered.group(1)}{numbered.group(2)}. {_inline(numbered.group(3), math)}")
-        else:
-            lines.append(_inline(line, math))
-        i += 1
-    return lines
+    for node in nodes:
+        first, last = node.map
+        lines += [""] * (first - at)
+        lines += _block(node, math)
+        at = last
+    return lines + [""] * (end - at)
+
+
+def _inline_of(node, math) -> str:
+    """The inline content of a paragraph, a heading or a table cell."""
+    return _inline(node.children[0].token.children if node.children else (), math)
+
+
+def _block(node, math) -> list[str]:
+    kind = node.type
+    if kind == "paragraph":
+        return [_inline_of(node, math)]
+    if kind == "heading":
+        return ["=" * int(node.tag[1]) + " " + _inline_of(node, math)]
+    if kind == "math_block":
+        return ["", "\n" + math(node.content.strip(), display=True) + "\n", ""]
+    if kind == "fence":
+        # A code listing keeps its lines and spacing: a raw block, never reflowed as prose.
+        info = node.info.strip()
+        lang = f"lang: {string(info)}, " if info else ""
+        return ["", f"\n#raw(block: true, {lang}{string(node.content.rstrip(chr(10)))})\n", ""]
+    if kind == "code_block":
+        return [f"#raw(block: true, {string(node.content.rstrip(chr(10)))})"]
+    if kind == "table":
+        rows = [row for part in node.children for row in part.children]
+        head = ", ".join(f"[*{_inline_of(cell, math)}*]" for cell in rows[0].children)
+        body = ", ".join(f"[{_inline_of(cell, math)}]" for row in rows[1:] for cell in row.children)
+        return [f"#table(columns: {len(rows[0].children)}, align: left, table.header({head}), {body})"]
+    if kind in ("bullet_list", "ordered_list"):
+        lines: list[str] = []
+        at = node.map[0]
+        for item in node.children:
+            lines += [""] * (item.map[0] - at)
+            marker = "- " if kind == "bullet_list" else f"{item.info}. "
+            inner = "\n".join(_blocks(item.children, math, item.map[0], item.map[1])).split("\n")
+            # the item's own lines are indented past its marker, so typst keeps them in the item
+            lines.append(marker + inner[0])
+            lines += [" " * len(marker) + line if line else line for line in inner[1:]]
+            at = item.map[1]
+        return lines + [""] * (node.map[1] - at)
+    if kind == "blockquote":
+        return ["#quote(block: true)[", *_blocks(node.children, math, node.map[0], node.map[1]), "]"]
+    if kind == "hr":
+        return ["#line(length: 100%)"]
+    return [escape(node.content)]   # anything else as it is written
 
 
 # --- matrices --------------------------------------------------------------------------

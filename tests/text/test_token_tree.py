@@ -1,0 +1,64 @@
+"""One token tree for every medium: math is where markdown-it's dollarmath finds it, in the
+terminal (which keeps the rest as written), in typst and in HTML alike."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from quizforge.text.html import inline_html, to_html
+from quizforge.text.markdown import constructs, math_spans, parse
+from quizforge.text.terminal import markdown_to_terminal
+from quizforge.text.typst import markdown_to_typst
+
+
+def test_math_spans_are_the_trees_math_placed_in_the_text_as_written():
+    text = "> a $x\n> +y$ and `$z$` and $$w$$\n\n| $p$ | $p$ |\n|---|---|\n\n$$\nq\n$$\n"
+    pieces = list(math_spans(text))
+    assert "".join(piece for piece, is_math, _ in pieces if not is_math) == \
+        "> a  and `$z$` and \n\n|  |  |\n|---|---|\n\n\n"
+    assert [(piece, displayed) for piece, is_math, displayed in pieces if is_math] == \
+        [("x\n+y", False), ("w", True), ("p", False), ("p", False), ("\nq\n", True)]
+
+
+@pytest.mark.parametrize("text", ["Run `echo $x$` then $y$", "```\nprint('$x$')\n```\n\n$y$"])
+def test_math_inside_code_is_code_in_every_medium(text):
+    assert "$x$" in markdown_to_terminal(text) and "y" in markdown_to_terminal(text).replace("$x$", "")
+    assert "$x$" in to_html(text) and "\\(y\\)" in to_html(text) and "\\(x\\)" not in to_html(text)
+    assert "$x$" in markdown_to_typst(text) and "\\(x\\)" not in inline_html(text)
+
+
+def test_an_escaped_dollar_is_a_dollar_sign_everywhere():
+    text = r"It costs \$5, and $x$"
+    assert markdown_to_terminal(text) == r"It costs \$5, and x"   # the terminal shows Markdown as written
+    assert to_html(text) == r"<p>It costs $5, and \(x\)</p>"
+    assert markdown_to_typst(text) == r"It costs \$5, and $x$"
+
+
+def test_displayed_math_in_a_paragraph_and_on_its_own_lines():
+    assert to_html("a $$x$$ b") == r"<p>a \[x\] b</p>"
+    assert to_html("$$\nx < y\n$$") == r"<p>\[x &lt; y\]</p>"
+    assert "\n$ x $\n" in markdown_to_typst("a $$x$$ b") and "\n$ x $\n" in markdown_to_typst("$$\nx\n$$")
+    assert {"math_inline_double", "math_block"} <= constructs("a $$x$$ b\n\n$$\ny\n$$")
+
+
+def test_code_inside_a_list_item_stays_in_the_item_in_typst():
+    text = "- Split with\n\n  ```python\n  re.findall(r\"x\", s)\n  ```\n\n  and count.\n- Next"
+    typst = markdown_to_typst(text)
+    assert '\n  #raw(block: true, lang: "python", "re.findall(r\\"x\\", s)")\n' in typst
+    assert "```" not in typst and "\n  and count.\n- Next" in typst
+
+
+def test_the_tree_is_parsed_once_per_text():
+    assert parse("$x$ and **y**") is parse("$x$ and **y**")
+
+
+def test_importing_the_renderers_does_not_import_markdown_it():
+    probe = ("import sys\nimport quizforge.text.terminal, quizforge.text.typst, quizforge.text.html\n"
+             "from quizforge.text.terminal import markdown_to_terminal\nmarkdown_to_terminal('no math')\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('markdown_it', 'mdit_py_plugins'))))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
