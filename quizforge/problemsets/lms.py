@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from quizforge.problemsets import xmlwrite
 from quizforge.problemsets.lmstext import SlotVariants, Variant, category_path, midpoint_and_halfwidth
 
 LOSSES = {
@@ -110,7 +111,9 @@ def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
         for variant in group.variants:
             quiz.append(_moodle_question(group.title, variant))
     ET.indent(quiz)
-    return ET.tostring(quiz, encoding="unicode", xml_declaration=True) + "\n"
+    # ElementTree's own declaration (its encoding is the locale's), then the tree as ET.tostring writes it
+    declaration = ET.tostring(ET.Element("quiz"), encoding="unicode", xml_declaration=True).split("\n", 1)[0]
+    return declaration + "\n" + xmlwrite.tostring(quiz) + "\n"
 
 
 # --- GIFT --------------------------------------------------------------------------------
