@@ -36,9 +36,46 @@ def _render(markdown: str, inline: bool) -> str:
             continue
         spans.append((r"\[" + piece.strip() + r"\]") if displayed else (r"\(" + piece.strip() + r"\)"))
         held.append(_HOLDER.format(len(spans) - 1))
-    md = _markdown()
-    rendered = md.renderInline("".join(held)) if inline else md.render("".join(held))
+    source = "".join(held)
+    rendered = _simple(source, inline)
+    if rendered is None:
+        md = _markdown()
+        rendered = md.renderInline(source) if inline else md.render(source)
     return _HOLDERS.sub(lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered).strip()
+
+
+# One line that no Markdown rule (of those markdown-it's commonmark preset runs) can touch: no
+# line break, tab or NUL, and none of the characters that start an inline construct (escape,
+# code, emphasis, entity, autolink or HTML, link, image). Optionally led by a bold or italic
+# span of the same kind of text (**Answer:** ..., *Choose ONE option.*), which always opens and
+# closes where it stands: nothing but a space (or the end) follows it.
+_PLAIN = r"[^\n\r\t\x0b\x0c\x00\\`*_&<\[\]!]"
+_SIMPLE = re.compile(rf"(?:(\*\*|\*)({_PLAIN}+?)\1(?= |$))?({_PLAIN}*)")
+_BLOCK_START = re.compile(r"[#>+\-=|~]|\d+[.)]")   # a heading, quote, list item, rule, table or fence
+
+
+def _simple(source: str, inline: bool) -> str | None:
+    """What markdown-it renders SOURCE as, when it is one simple line (else None): a paragraph
+    of its text, HTML-escaped as markdown-it escapes it, with the leading span as <strong> or <em>.
+    Two thirds of a class's LMS texts are such lines; markdown-it takes ~50 times as long over them."""
+    found = _SIMPLE.fullmatch(source)
+    if found is None or not source or source[0].isspace() or source[-1].isspace():
+        return None
+    mark, span, rest = found.groups()
+    if span is not None and (span[0].isspace() or span[-1].isspace()):
+        return None
+    if not inline and mark is None and _BLOCK_START.match(source):
+        return None
+    text = _escape(rest)
+    if span is not None:
+        tag = "strong" if mark == "**" else "em"
+        text = f"<{tag}>{_escape(span)}</{tag}>{text}"
+    return text if inline else f"<p>{text}</p>\n"
+
+
+def _escape(text: str) -> str:
+    """markdown-it's escapeHtml for text with no & or < (which a simple line has not)."""
+    return text.replace(">", "&gt;").replace('"', "&quot;")
 
 
 def to_html(markdown: str) -> str:
