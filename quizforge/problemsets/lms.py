@@ -15,7 +15,6 @@ report, never dropped quietly.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from quizforge.problemsets import xmlwrite
@@ -121,7 +120,10 @@ def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
 def gift_escape(text: str) -> str:
     """GIFT's own escaping: a backslash before ~ = # { } : and before itself; a line break
     as \\n, so a question stays on its lines and no blank line ends it early."""
-    return re.sub(r"([~=#{}:\\])", r"\\\1", text).replace("\r", "").replace("\n", "\\n")
+    return text.translate(_GIFT_ESCAPED).replace("\r", "").replace("\n", "\\n")
+
+
+_GIFT_ESCAPED = str.maketrans({c: "\\" + c for c in "~=#{}:\\"})
 
 
 def _gift_question(title: str, variant: Variant) -> str:

@@ -60,28 +60,29 @@ def _tostring(root: ET.Element) -> str:
 
     def element(elem, root_slot: bool) -> None:
         tag = elem.tag
-        if not isinstance(tag, str):   # a comment or processing instruction, or a QName
-            raise _Unusual
-        tag = qname(tag)
-        write("<" + tag)
+        tag = qnames.get(tag) or qname(tag)   # only a str tag gets into qnames
         if root_slot:
+            write("<" + tag)
             write("")   # the namespace declarations, once the whole tree has been seen
+            start = ""
+        else:
+            start = "<" + tag
         for key, value in elem.items():
-            if not isinstance(value, str):
+            if value.__class__ is not str:
                 raise _Unusual
-            write(f' {qname(key)}="{_escape_attrib(value)}"')
+            start += f' {qnames.get(key) or qname(key)}="{_escape_attrib(value)}"'
         text = elem.text
         if text or len(elem):
-            write(">")
+            write(start + ">")
             if text:
-                if not isinstance(text, str):
+                if text.__class__ is not str:
                     raise _Unusual
                 write(_escape_cdata(text))
             for child in elem:
                 element(child, False)
             write("</" + tag + ">")
         else:
-            write(" />")
+            write(start + " />")
         if elem.tail:
             write(_escape_cdata(elem.tail))
 
