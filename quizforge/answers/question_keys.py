@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from quizforge.answers.keys import NumericKey, exact, nat_range, within_rel
@@ -17,7 +18,22 @@ def numeric_key(question: Question) -> NumericKey:
 
 
 def key_for(answer: Any, *, decimals: int | None, rel_tol: float | None, unit: Unit | None) -> NumericKey:
-    """The NAT key for a key value and how precisely it is asked (what `numeric_key` builds for a question)."""
+    """The NAT key for a key value and how precisely it is asked (what `numeric_key` builds for a question).
+    Built once per key: a set asks for each question's key five or six times (its draw, keys.csv,
+    the answer book, the LMS ranges and solutions); NumericKey is immutable, so it is shared."""
+    try:
+        # the type and repr too: 1, 1.0 and Fraction(1) (or 0.0 and -0.0) are equal but print apart
+        return _key_for(type(answer), repr(answer), answer, decimals, type(rel_tol), rel_tol, unit)
+    except TypeError:   # an answer that cannot be hashed
+        return _build_key(answer, decimals, rel_tol, unit)
+
+
+@lru_cache(maxsize=16384)
+def _key_for(answer_type, answer_repr, answer, decimals, rel_tol_type, rel_tol, unit) -> NumericKey:
+    return _build_key(answer, decimals, rel_tol, unit)
+
+
+def _build_key(answer: Any, decimals: int | None, rel_tol: float | None, unit: Unit | None) -> NumericKey:
     family = unit.family if unit is not None and unit.family != "none" else None
     scale = Fraction(unit.scale) if unit is not None else Fraction(1)
     if decimals is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Callable
 
 KINDS = ("MCQ", "MSQ", "NAT")
@@ -102,7 +103,7 @@ class Question:
     # tests compare it with `answer`, which comes from the closed forms.
     verify: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
-    @property
+    @cached_property   # asked once per option by the exports; a question never changes
     def correct(self) -> frozenset[int]:
         """0-based indices of the correct options (MCQ/MSQ)."""
         return frozenset(i for i, o in enumerate(self.options) if o.correct)

@@ -15,9 +15,9 @@ report, never dropped quietly.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
+from quizforge.problemsets import xmlwrite
 from quizforge.problemsets.lmstext import SlotVariants, Variant, category_path, midpoint_and_halfwidth
 
 LOSSES = {
@@ -110,7 +110,9 @@ def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
         for variant in group.variants:
             quiz.append(_moodle_question(group.title, variant))
     ET.indent(quiz)
-    return ET.tostring(quiz, encoding="unicode", xml_declaration=True) + "\n"
+    # ElementTree's own declaration (its encoding is the locale's), then the tree as ET.tostring writes it
+    declaration = ET.tostring(ET.Element("quiz"), encoding="unicode", xml_declaration=True).split("\n", 1)[0]
+    return declaration + "\n" + xmlwrite.tostring(quiz) + "\n"
 
 
 # --- GIFT --------------------------------------------------------------------------------
@@ -118,7 +120,10 @@ def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
 def gift_escape(text: str) -> str:
     """GIFT's own escaping: a backslash before ~ = # { } : and before itself; a line break
     as \\n, so a question stays on its lines and no blank line ends it early."""
-    return re.sub(r"([~=#{}:\\])", r"\\\1", text).replace("\r", "").replace("\n", "\\n")
+    return text.translate(_GIFT_ESCAPED).replace("\r", "").replace("\n", "\\n")
+
+
+_GIFT_ESCAPED = str.maketrans({c: "\\" + c for c in "~=#{}:\\"})
 
 
 def _gift_question(title: str, variant: Variant) -> str:

@@ -202,21 +202,41 @@ BLANK = "This page is intentionally left blank."
 def _student_pages(spec, paper, n: int, body: str, kind: str) -> str:
     """BODY on pages of its own, numbered from 1, the name and roll number at the head of each
     and "page n of N" (N this student's pages) at the foot. A paper is padded to an even
-    number of pages, so that printed double-sided the next student starts on a new sheet."""
+    number of pages, so that printed double-sided the next student starts on a new sheet: N
+    counts the padding page, which `_blank_page` sets after every paper (`cut` puts it in place)."""
+    header, footer = _head_and_foot(spec, paper, n, kind, _paper_pages(n) if kind == "paper" else
+                                    f'#counter(page).at(label("end-{n}")).first()')
+    marker = f'#context [#metadata((id: {string(paper.student.id)}, page: here().page())) <paper-start>]'
+    return (f"#page(header: [{header}], footer: [{footer}])[\n#counter(page).update(1)\n{marker}\n"
+            f"#metadata(none) <start-{n}>\n"
+            f"{body}\n#metadata(none) <end-{n}>\n]")
+
+
+def _head_and_foot(spec, paper, n: int, kind: str, pages: str, page: str = "#counter(page).display()") -> tuple[str, str]:
+    """A student's header (title, name, roll number) and footer ("Page PAGE of PAGES", both typst code)."""
     student = paper.student
     shown_name = f"{escape(student.name)} ·" if student.name and printable(student.name) else ""
     header = (f"#set text(size: 8.5pt)\n{escape(spec.title)}{WHAT[kind]} #h(1fr) {shown_name} "
               f"*{escape(student.id)}*\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)")
-    footer = (f'#set text(size: 8.5pt)\n#h(1fr) #context [Page #counter(page).display() of '
-              f'#counter(page).at(label("end-{n}")).first()] #h(1fr)')
-    marker = f'#context [#metadata((id: {string(student.id)}, page: here().page())) <paper-start>]'
-    # measured from labels before the padding, so that adding it cannot change the answer
-    padding = (f"#metadata(none) <body-end-{n}>\n#context if calc.even(locate(<body-end-{n}>).page() - "
-               f"locate(<start-{n}>).page()) {{ pagebreak()\n"
-               f"  align(center + horizon, emph({string(BLANK)})) }}\n") if kind == "paper" else ""
-    return (f"#page(header: [{header}], footer: [{footer}])[\n#counter(page).update(1)\n{marker}\n"
-            f"#metadata(none) <start-{n}>\n"
-            f"{body}\n{padding}#metadata(none) <end-{n}>\n]")
+    footer = f'#set text(size: 8.5pt)\n#h(1fr) #context [Page {page} of {pages}] #h(1fr)'
+    return header, footer
+
+
+def _paper_pages(n: int) -> str:
+    """Paper N's number of pages, padding included (typst code, in context): its body's, made even."""
+    return f'#{{let b = counter(page).at(label("end-{n}")).first(); b + calc.rem(b, 2)}}'
+
+
+def _blank_page(spec, paper, n: int) -> str:
+    """The page that pads paper N to an even number of pages, if its body's is odd: laid out
+    after every paper, where adding it moves no other page (typst lays out again whatever
+    follows a page that an earlier pass did not know of: padding each paper in place doubled
+    the time), with a <paper-blank> marker that `cut` moves it by."""
+    header, footer = _head_and_foot(spec, paper, n, "paper", _paper_pages(n), page=_paper_pages(n))
+    marker = f'#context [#metadata((id: {string(paper.student.id)}, page: here().page())) <paper-blank>]'
+    return (f'#context if calc.odd(counter(page).at(label("end-{n}")).first()) {{ '
+            f'page(header: [{header}], footer: [{footer}])[{marker}\n'
+            f'#align(center + horizon, emph({string(BLANK)}))] }}')
 
 
 def class_source(spec, slots, papers, kind: str, plain_math: bool = False, returned: dict | None = None) -> str:
@@ -229,6 +249,8 @@ def class_source(spec, slots, papers, kind: str, plain_math: bool = False, retur
         for n, paper in enumerate(papers):
             mine = returned.get(paper.student.id) if returned is not None else None
             parts.append(_student_pages(spec, paper, n, document(spec, slots, paper, kind, plain, mine), kind))
+        if kind == "paper":
+            parts += [_blank_page(spec, paper, n) for n, paper in enumerate(papers)]
         return "\n".join(parts)
 
     if plain_math:
@@ -237,6 +259,9 @@ def class_source(spec, slots, papers, kind: str, plain_math: bool = False, retur
         return source(False)
     except Untranslatable:
         return source(True)
+
+
+BOOK_INSET = "2.5pt"   # the answer book's cells'
 
 
 def answer_book_source(spec, papers: list) -> str:
@@ -250,22 +275,27 @@ def answer_book_source(spec, papers: list) -> str:
              '#h(1fr) #context [Page #counter(page).display() of #counter(page).final().first()]'
              '\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)])',
              "#set text(size: 8pt)",
+             # an auto column's width, worked out once per distinct cell rather than typst's measuring
+             # every cell of every table again (a sixth of the book's time); the same widths to the point
+             f"#let column-width(..cells) = calc.max(..cells.pos().map(c => measure(c).width)) + 2 * {BOOK_INSET}",
              f"= {escape(spec.title)}: answer book", "",
              "Each student's keys: the letters to mark for an MCQ or MSQ, and for a number the range "
              "accepted, both ends included.", ""]
     for paper in papers:
         student = paper.student
         shown = f" · {escape(student.name)}" if student.name and printable(student.name) else ""
-        cells = []
+        cells, kinds = [], ["[*Kind*]"]
         for number, q in enumerate(paper.questions, 1):
             if q.kind == "NAT":
                 key, accepted = markdown_to_terminal(q.answer_md), accepted_text(q)
             else:
                 key, accepted = q.correct_letters, ""
             cells += [f"[{number}]", f"[{q.kind}]", f"[{escape(key)}]", f"[{escape(accepted)}]"]
+            kinds += [] if f"[{q.kind}]" in kinds else [f"[{q.kind}]"]
+        numbers = ", ".join(["[*Q*]"] + [f"[{n}]" for n in range(1, len(paper.questions) + 1)])
         parts.append(f"#block(breakable: false, width: 100%)[*{escape(student.id)}*{shown}\n"
-                     f"#table(columns: (auto, auto, 1fr, 1.3fr), inset: 2.5pt, stroke: 0.4pt, "
-                     f"[*Q*], [*Kind*], [*Key*], [*Accepted*], {', '.join(cells)})]")
+                     f"#context table(columns: (column-width({numbers}), column-width({', '.join(kinds)}), 1fr, 1.3fr), "
+                     f"inset: {BOOK_INSET}, stroke: 0.4pt, [*Q*], [*Kind*], [*Key*], [*Accepted*], {', '.join(cells)})]")
     return "\n".join(parts)
 
 
@@ -280,31 +310,49 @@ def font_paths() -> list[str]:
     return [str(Path(spec.origin).parent / "files") for spec in found if spec is not None]
 
 
-def compile_class(source: Path) -> tuple[bytes, list[dict]]:
-    """Compile a class's document; returns the PDF and the <paper-start> markers (each
-    student's id and first page). Raises typst's error if the source does not compile."""
+def compile_class(source: Path) -> tuple[bytes, list[dict], list[dict]]:
+    """Compile a class's document; returns the PDF, the <paper-start> markers (each student's
+    id and first page) and the <paper-blank> markers (the padding pages, laid out after every
+    paper). Raises typst's error if the source does not compile."""
     import json
 
     import typst
 
     compiler = typst.Compiler(str(source), font_paths=font_paths(), ignore_system_fonts=True)
-    return compiler.compile(pdf_tags=False), json.loads(compiler.query("<paper-start>", field="value"))
+    pdf = compiler.compile(pdf_tags=False)
+    return (pdf, json.loads(compiler.query("<paper-start>", field="value")),
+            json.loads(compiler.query("<paper-blank>", field="value")))
 
 
-def cut(whole: bytes, starts: list[dict]) -> dict[str, bytes]:
-    """One PDF per student from the class's PDF, at the pages the markers give."""
+def page_order(pages: int, starts: list[dict], blanks: list[dict]) -> list[tuple[str, list[int]]]:
+    """Each student's id and pages (0-based, in the compiled PDF), in order: their own pages,
+    then their padding page if they have one (the padding pages follow the last paper)."""
+    firsts = [s["page"] - 1 for s in starts]
+    ends = firsts[1:] + [min([b["page"] - 1 for b in blanks], default=pages)]
+    padding = {b["id"]: b["page"] - 1 for b in blanks}
+    return [(marker["id"], list(range(first, end)) + ([padding[marker["id"]]] if marker["id"] in padding else []))
+            for marker, first, end in zip(starts, firsts, ends)]
+
+
+def cut(whole: bytes, starts: list[dict], blanks: list[dict] = ()) -> tuple[dict[str, bytes], bytes | None]:
+    """One PDF per student from the class's PDF, at the pages the markers give; and, when there
+    are padding pages to put in place, the class's PDF with every page where it belongs (else None)."""
     import io
 
     import pikepdf
 
     source = pikepdf.open(io.BytesIO(whole))
-    firsts = [s["page"] - 1 for s in starts] + [len(source.pages)]
+    order = page_order(len(source.pages), starts, blanks)
     pieces = {}
-    for (first, end), marker in zip(zip(firsts, firsts[1:]), starts):
+    for sid, pages in order:
         piece = pikepdf.new()
-        piece.pages.extend(source.pages[first:end])
-        pieces[marker["id"]] = _saved(piece)
-    return pieces
+        piece.pages.extend(source.pages[i] for i in pages)
+        pieces[sid] = _saved(piece)
+    if not blanks:
+        return pieces, None
+    ordered = pikepdf.new()
+    ordered.pages.extend(source.pages[i] for _, pages in order for i in pages)
+    return pieces, _saved(ordered)
 
 
 def join(parts: list[Path], into: Path) -> None:
@@ -439,10 +487,12 @@ def typeset_share(jobs: list[tuple[Path, str, Path]]) -> None:
     """For each (source, folder, part): compile the source, cut it into FOLDER/<id>.pdf (unless
     FOLDER is "-"), and keep the whole as PART."""
     for source, folder, share in jobs:
-        whole, starts = compile_class(source)
+        whole, starts, blanks = compile_class(source)
         if folder != "-":
-            for sid, data in cut(whole, starts).items():
+            pieces, ordered = cut(whole, starts, blanks)
+            for sid, data in pieces.items():
                 (Path(folder) / f"{sid}.pdf").write_bytes(data)
+            whole = ordered or whole
         share.write_bytes(whole)
 
 
