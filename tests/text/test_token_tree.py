@@ -62,3 +62,32 @@ def test_importing_the_renderers_does_not_import_markdown_it():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+# --- the plain-line shortcut: what markdown-it would write, without markdown-it ----------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from quizforge.text import html as html_text  # noqa: E402
+
+LINE_PIECES = st.sampled_from(["a", "Q", "7", " ", "  ", "**", "*", "_", "`", "\\", "&", "<", ">", '"', "'", "#",
+                               "- ", "1. ", "2) ", "[", "]", "!", "|", "~", "=", "+", "\t", "\n", "√", "—", ":"])
+
+
+def _markdown_it(source: str, inline: bool) -> str:
+    tokens = html_text.parse_inline(source) if inline else html_text.parse(source)
+    return html_text._renderer().render(tokens, html_text.parser().options, {}).strip()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LINE_PIECES, max_size=12).map("".join), st.booleans())
+def test_a_line_the_shortcut_takes_renders_as_markdown_it_renders_it(line, inline):
+    simple = html_text._simple(line, inline)
+    if simple is not None:
+        assert simple.strip() == _markdown_it(line, inline)
+
+
+@pytest.mark.parametrize("line", ["Choose ONE option.", "**Answer:** 42 tokens", "*Choose ONE option.* Then go"])
+def test_plain_lines_take_the_shortcut(line):
+    assert html_text._simple(line, False) == _markdown_it(line, False) + "\n"
