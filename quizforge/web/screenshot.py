@@ -44,6 +44,8 @@ def take(out: Path, width: int, height: int) -> None:
             page.click("#instructions-next")
             page.check("#declaration")
             page.click("#begin")
+            # The page asks the server to begin; the answers below go straight to the sitting.
+            page.wait_for_function("document.getElementById('question-number').textContent === 'Question No. 1'")
             # Some of each state: answered, marked, answered and marked, visited only.
             sitting.save_and_next("b")
             sitting.mark_and_next(None)

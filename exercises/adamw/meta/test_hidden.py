@@ -100,6 +100,7 @@ MISTAKES = {
 
 
 REPLAYED_STEPS = 100
+ROUNDING_MARGIN = 4   # a long run may differ from torch's by this many times torch's fused-vs-plain gap
 LONG_RUN_HINT = "a small difference in each step adds up over a long run; the shorter tests say more"
 
 
@@ -129,6 +130,12 @@ def train(submission, spec, steps, *, groups=None, closure=False, atol=1e-5, rto
     mistakes = ((description, flat(reference(spec, steps, functools.partial(MistakenAdamW, mistake=mistake),
                                              groups=groups, closure=closure, **options)["params"], names))
                 for mistake, description in MISTAKES.items()) if steps <= REPLAYED_STEPS else ()
+    if steps > REPLAYED_STEPS:
+        # Some inputs make a long run chaotic (a gradient near zero flips an update's sign), so
+        # that rounding alone moves the result: allow what separates torch's own two AdamWs.
+        fused = reference(spec, steps, functools.partial(torch.optim.AdamW, fused=True), groups=groups,
+                          closure=closure, **options)["params"]
+        atol = max(atol, ROUNDING_MARGIN * float((flat(fused, names) - flat(expected["params"], names)).abs().max()))
     checks.assert_values(flat(got["params"], names), flat(expected["params"], names),
                          what=f"the parameters after {steps} step{'s' * (steps != 1)}", atol=atol, rtol=rtol,
                          mistakes=mistakes, hint="" if steps <= REPLAYED_STEPS else LONG_RUN_HINT)
