@@ -24,11 +24,14 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
+from quizforge.problemsets.forked import Forked
+from quizforge.problemsets.typeset import POLL_SECONDS
 from quizforge.problemsets.roster import Student, numbered_variants, read_roster
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan, variety
@@ -48,6 +51,15 @@ class FolderNotEmpty(InputError):
     """The output folder already holds files (and replacing them was not asked for)."""
 
 
+def write_lms_exports(spec, slots, made: list, folder: Path, tell: Callable[[int], None]) -> None:
+    """FOLDER/<each of LMS_FILES> for the class MADE; TELL(n) as the n-th is written."""
+    by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
+    for n, (name, write) in enumerate(LMS_FILES.items(), 1):
+        content = write(spec, by_slot)
+        (folder / name).write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        tell(n)
+
+
 def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants: int | None = None,
              force: bool = False, pdf: bool = True,
              progress: Callable[[str, int, int | None], None] | None = None) -> dict:
@@ -65,11 +77,11 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
     slots = plan(spec)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    typesetting = None
+    typesetting = lms_writer = None
     try:
         (staging / "papers").mkdir()
         (staging / "keys").mkdir()
-        # typst works in helper processes, each starting on its share of the class at once
+        # typst works in helper processes, each queued as soon as its share of the class exists
         typesetting = typeset.Typesetting(staging) if pdf else None
         paper_source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "paper", plain)  # noqa: E731
         made = []
@@ -78,32 +90,38 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
             for student in share:
                 made.append(paper(spec, slots, student))
                 report("drawing the papers", len(made), len(students))
+                if typesetting is not None and len(made) % 10 == 0:
+                    typesetting.poll()   # a share typeset: start the next
             if typesetting is not None:
                 typesetting.add("all_papers.pdf", made[-len(share):], staging / "papers", paper_source)
         if typesetting is not None:
             typesetting.add_whole(staging / "answer_book.pdf", lambda plain: typeset.answer_book_source(spec, made))
+        exports = len(LMS_FILES)
+        # The LMS exports in a forked copy of this process, on a core of their own, while this
+        # one writes the rest and the typst helpers share what is left.
+        lms_writer = Forked(lambda tell: write_lms_exports(spec, slots, made, staging, tell),
+                            lambda n: report("writing the LMS exports", n, exports))
         rows = keys.key_rows(made)
         for n, p in enumerate(made, 1):
             (staging / "papers" / f"{p.student.id}.md").write_text(papers.paper_markdown(spec, slots, p), "utf-8")
             (staging / "keys" / f"{p.student.id}.md").write_text(papers.key_markdown(spec, slots, p), "utf-8")
             report("writing the papers and keys", n, len(made))
+            if typesetting is not None and n % 25 == 0:
+                typesetting.poll(busy=2)   # this process and the LMS writer
         (staging / "keys.csv").write_text(keys.keys_csv(rows), "utf-8")
         (staging / "keys.json").write_text(keys.keys_json(rows), "utf-8")
-        exports = len(LMS_FILES)
-        report("writing the LMS exports", 0, exports)
-        by_slot = lmstext.by_slot(slots, made)  # each distinct question rendered once, for every LMS
-        for n, (name, write) in enumerate(LMS_FILES.items(), 1):
-            content = write(spec, by_slot)
-            if isinstance(content, str):
-                content = content.encode("utf-8")
-            (staging / name).write_bytes(content)
-            report("writing the LMS exports", n, exports)
         record = {"title": spec.title, "seed": spec.seed, "duration": spec.duration,
                   "instructions": spec.instructions,
                   "slots": [{"number": s.number, "section": s.section, "template": s.template} for s in slots],
                   "students": [{"id": p.student.id, "name": p.student.name,
                                 "questions": [q.id for q in p.questions]} for p in made]}
         (staging / "set.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        report("writing the LMS exports", 0, exports)
+        while lms_writer.poll():
+            if typesetting is not None:
+                typesetting.poll(busy=1)   # the LMS writer
+            time.sleep(POLL_SECONDS)
+        lms_writer.finish()
         if typesetting is not None:
             report("typesetting the PDFs", 0, len(made))
             typesetting.wait(lambda done: report("typesetting the PDFs", done, len(made)))
@@ -111,6 +129,8 @@ def make_set(spec_path: Path, out: Path, *, roster: Path | None = None, variants
             shutil.rmtree(out)
         staging.rename(out)
     except BaseException:
+        if lms_writer is not None:
+            lms_writer.close()
         if typesetting is not None:
             typesetting.close()
         shutil.rmtree(staging, ignore_errors=True)

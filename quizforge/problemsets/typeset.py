@@ -261,41 +261,55 @@ def class_source(spec, slots, papers, kind: str, plain_math: bool = False, retur
         return source(True)
 
 
-BOOK_INSET = "2.5pt"   # the answer book's cells'
+# The answer book's text table: column widths in characters of its monospace type, the Key and
+# Accepted columns capped so that a row fits a page column (a longer entry wraps inside its column).
+BOOK_CAPS = {"Key": 25, "Accepted": 24}
+BOOK_GAP = "  "
+
+
+def book_table(questions: list) -> str:
+    """A student's keys as a text table, one row per question (a long key or range on more lines
+    of its own column): typst sets a table's 25 cells per row at a hundredth of a second each
+    (two seconds for a class of 300), a monospace block in a fraction of that."""
+    import textwrap
+
+    from quizforge.bank.export import accepted_text
+
+    header = ("Q", "Kind", "Key", "Accepted")
+    rows = []
+    for number, q in enumerate(questions, 1):
+        key, accepted = (markdown_to_terminal(q.answer_md), accepted_text(q)) if q.kind == "NAT" else (q.correct_letters, "")
+        rows.append((str(number), q.kind, " ".join(key.split()), " ".join(accepted.split())))
+    caps = [None, None, BOOK_CAPS["Key"], BOOK_CAPS["Accepted"]]
+    widths = [min(max(len(row[c]) for row in [header, *rows]), caps[c] or 999) for c in range(4)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [textwrap.wrap(cell, width, break_on_hyphens=False) or [""] if caps[c] else [cell]
+                 for c, (cell, width) in enumerate(zip(row, widths))]
+        for k in range(max(len(cell) for cell in cells)):
+            parts = [(cell[k] if k < len(cell) else "").ljust(width) for cell, width in zip(cells, widths)]
+            lines.append(BOOK_GAP.join(parts).rstrip())
+    return "\n".join(lines)
 
 
 def answer_book_source(spec, papers: list) -> str:
     """The instructor's answer book: for each student a table of every question's key (the
     letters of an MCQ or MSQ) and a NAT's accepted range, several students to a page, none
     split across two."""
-    from quizforge.bank.export import accepted_text
-
     parts = [PREAMBLE,
              f'#set page(columns: 2, header: [#set text(size: 8.5pt)\n{escape(spec.title)} — answer book '
              '#h(1fr) #context [Page #counter(page).display() of #counter(page).final().first()]'
              '\n#v(-4pt)#line(length: 100%, stroke: 0.4pt)])',
              "#set text(size: 8pt)",
-             # an auto column's width, worked out once per distinct cell rather than typst's measuring
-             # every cell of every table again (a sixth of the book's time); the same widths to the point
-             f"#let column-width(..cells) = calc.max(..cells.pos().map(c => measure(c).width)) + 2 * {BOOK_INSET}",
+             "#show raw.line.where(number: 1): set text(weight: \"bold\")",   # the table's header row
              f"= {escape(spec.title)}: answer book", "",
              "Each student's keys: the letters to mark for an MCQ or MSQ, and for a number the range "
              "accepted, both ends included.", ""]
     for paper in papers:
         student = paper.student
         shown = f" · {escape(student.name)}" if student.name and printable(student.name) else ""
-        cells, kinds = [], ["[*Kind*]"]
-        for number, q in enumerate(paper.questions, 1):
-            if q.kind == "NAT":
-                key, accepted = markdown_to_terminal(q.answer_md), accepted_text(q)
-            else:
-                key, accepted = q.correct_letters, ""
-            cells += [f"[{number}]", f"[{q.kind}]", f"[{escape(key)}]", f"[{escape(accepted)}]"]
-            kinds += [] if f"[{q.kind}]" in kinds else [f"[{q.kind}]"]
-        numbers = ", ".join(["[*Q*]"] + [f"[{n}]" for n in range(1, len(paper.questions) + 1)])
         parts.append(f"#block(breakable: false, width: 100%)[*{escape(student.id)}*{shown}\n"
-                     f"#context table(columns: (column-width({numbers}), column-width({', '.join(kinds)}), 1fr, 1.3fr), "
-                     f"inset: {BOOK_INSET}, stroke: 0.4pt, [*Q*], [*Kind*], [*Key*], [*Accepted*], {', '.join(cells)})]")
+                     f"#raw(block: true, {string(book_table(paper.questions))})]")
     return "\n".join(parts)
 
 
@@ -375,18 +389,40 @@ def _saved(pdf) -> bytes:
 
 
 CHUNK = 250  # students per typst compilation: fewer compilations share more, but memory grows with each
-# The class goes to HELPERS processes, each started as soon as its share of the papers exists,
-# so typesetting begins while the rest is still being generated; on 2 cores, 4 shares of 300
-# students finished in 17.5 s where 2 took 19.6 s and 6 took 20 s (bench/bench_problemsets.py).
+# The class goes to HELPERS shares, each queued for a helper process as soon as it exists, so
+# typesetting begins while the rest is still being generated.
 HELPERS = 4
 NICENESS = 5  # helpers yield to the process that generates the shares and writes the exports
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@dataclass(eq=False)
+class _Job:
+    """One helper's work: its typst jobs, how to write them again with plain math, its students."""
+    jobs: list[str]
+    write: object
+    students: int
+    early: bool = False             # to start before any share still queued
+    process: object = None
+    errors: Path | None = None
+    returncode: int | None = None   # once finished
+
+
 class Typesetting:
     """Documents typeset as PDF by helper processes while the caller writes everything else.
-    `add` starts a helper on a share of the class (compiled in chunks of CHUNK students, each
-    cut into FOLDER/<id>.pdf), `add_whole` one on a single document; `wait` joins the shares'
-    parts into one PDF per name given to `add` and moves each whole document into place."""
+    `add` queues a helper for a share of the class (compiled in chunks of CHUNK students, each
+    cut into FOLDER/<id>.pdf), `add_whole` one for a single document; `wait` joins the shares'
+    parts into one PDF per name given to `add` and moves each whole document into place.
+
+    Helpers run at most one per core, the cores the caller's own work takes counted out (see
+    `poll`): typst is memory-bound, and five helpers sharing two cores took a fifth more CPU
+    time than two did (bench/bench_problemsets.py)."""
 
     def __init__(self, out: Path):
         import tempfile
@@ -394,14 +430,14 @@ class Typesetting:
         self.out = Path(out)
         self._tmp = tempfile.TemporaryDirectory(prefix="quizforge-typst-")
         self.work = Path(self._tmp.name)
-        self.helpers: list = []   # [jobs, how to write them again with plain math, students, process]
+        self.helpers: list[_Job] = []              # in the order added
         self.parts: dict[str, list[Path]] = {}     # a joined PDF's name -> its parts, in order
         self.wholes: list[tuple[Path, Path]] = []  # (compiled, where it goes)
         self.sources = 0
 
     @staticmethod
     def shares(students: list) -> list[list]:
-        """The class split into one share per helper, in roll order."""
+        """The class split into HELPERS shares, in roll order."""
         size = max(1, -(-len(students) // HELPERS))
         return [students[i:i + size] for i in range(0, len(students), size)]
 
@@ -421,7 +457,8 @@ class Typesetting:
 
         if name is not None:
             self.parts.setdefault(name, []).extend(self.work / f"{base + k}.pdf" for k in range(len(chunks)))
-        self._start(write, len(papers))
+        self.helpers.append(_Job(write(False), write, len(papers)))
+        self.poll()
 
     def add_whole(self, into: Path, source_of) -> None:
         """Typeset one document, SOURCE_OF(plain_math), into INTO (no cutting)."""
@@ -433,36 +470,60 @@ class Typesetting:
             return [str(source), "-", str(pdf)]
 
         self.wholes.append((pdf, into))
-        self._start(write, 0)
+        # Started before the shares still queued: a whole document cannot be split between the
+        # cores at the end, as the last shares are.
+        self.helpers.append(_Job(write(False), write, 0, early=True))
+        self.poll()
 
-    def _start(self, write, students: int) -> None:
-        self.helpers.append([write, students, self._spawn(write(False))])
+    def poll(self, busy: int = 1) -> None:
+        """Note the helpers that have finished and start queued ones, in order, while a core is
+        free: BUSY cores are taken by the caller's own work (it, or a process of its own), and
+        one helper always runs. The caller polls as it works; `wait` polls until the end."""
+        running = 0
+        for job in self.helpers:
+            if job.process is not None and job.returncode is None:
+                job.returncode = job.process.poll()
+                running += job.returncode is None
+        for job in sorted(self.helpers, key=lambda job: not job.early):   # stable: otherwise in order
+            if running >= max(1, cores() - busy):
+                break
+            if job.process is None:
+                job.errors = self.work / f"helper-{self.helpers.index(job)}.err"
+                job.process = self._spawn(job.jobs, job.errors)
+                running += 1
 
     @staticmethod
-    def _spawn(jobs: list[str]):
+    def _spawn(jobs: list[str], errors: Path):
         import os
         import subprocess
         import sys
 
         command = [sys.executable, "-m", "quizforge.problemsets.typeset", *jobs]
-        # One thread each: the helpers already outnumber the cores, so typst's own threads would only contend.
+        # One thread each: the helpers already take every core, so typst's own threads would only contend.
         env = {**os.environ, "RAYON_NUM_THREADS": "1"}
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        with open(errors, "wb") as stderr:   # a file, not a pipe: nobody need read it while the helper runs
+            return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
 
     def wait(self, progress=None) -> None:
-        """Wait for every helper; PROGRESS(students done) is told as each share is done."""
+        """Wait for every helper, now on every core; PROGRESS(students done) is told as each
+        share is done, in order."""
+        import time
+
         done = 0
         try:
-            for entry in self.helpers:
-                write, students, helper = entry
-                _, error = helper.communicate()
-                if helper.returncode == UNTRANSLATED:
+            for job in self.helpers:
+                while job.returncode is None:
+                    self.poll(busy=0)
+                    if job.returncode is None:
+                        time.sleep(POLL_SECONDS)
+                if job.returncode == UNTRANSLATED:
                     # A formula typst refused: set this share's math as plain text rather than not at all.
-                    entry[2] = helper = self._spawn(write(True))   # so that close() stops it too
-                    _, error = helper.communicate()
-                if helper.returncode != 0:
-                    raise RuntimeError(f"typesetting failed: {error.strip()[-500:]}")
-                done += students
+                    job.process = self._spawn(job.write(True), job.errors)   # so that close() stops it too
+                    job.returncode = job.process.wait()
+                if job.returncode != 0:
+                    error = job.errors.read_text("utf-8", errors="replace").strip()
+                    raise RuntimeError(f"typesetting failed: {error[-500:]}")
+                done += job.students
                 if progress is not None:
                     progress(done)
             for name, parts in self.parts.items():
@@ -473,13 +534,17 @@ class Typesetting:
             self.close()
 
     def close(self) -> None:
-        for _, _, helper in self.helpers:
-            if helper.poll() is None:
-                helper.kill()
-                helper.wait()
+        """Stop every helper still running, and start no more."""
+        for job in self.helpers:
+            if job.process is None:
+                job.process, job.returncode = False, -1   # never to start
+            elif job.process and job.process.poll() is None:
+                job.process.kill()
+                job.process.wait()
         self._tmp.cleanup()
 
 
+POLL_SECONDS = 0.02   # how often `wait` looks at its helpers (a helper runs for seconds)
 UNTRANSLATED = 3  # the helper's exit status when typst refused a document
 
 
