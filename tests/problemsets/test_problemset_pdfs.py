@@ -404,3 +404,23 @@ def test_a_name_no_font_sets_is_warned_about_naming_its_paper():
     (said,) = WARNINGS
     assert ("warning: 1 name in a script the bundled fonts do not set (Latin, Greek, Cyrillic, Devanagari, Tamil, "
             "Telugu) left blank for the student to write on the papers of 21CS004") in " ".join(said.split())
+
+
+def test_the_answer_book_wraps_a_long_key_inside_its_own_column():
+    """The book is a monospace table: a matrix key longer than its column goes on lines of its
+    own under Key, with Q and Kind blank, and the Accepted column stays where it is."""
+    from quizforge.bank.registry import question
+    from quizforge.problemsets.typeset import BOOK_CAPS, book_table
+
+    number, matrix = question("softmax.masked_weights-0003"), question("matrices.attention_output-0003")
+    table = book_table([number, matrix]).split("\n")
+    assert table[0].split() == ["Q", "Kind", "Key", "Accepted"]
+    assert table[1].split() == ["1", "NAT", "0.422", "0.421", "to", "0.423"]
+    key_at, accepted_at = table[0].index("Key"), table[0].index("Accepted")
+    assert accepted_at - key_at <= BOOK_CAPS["Key"] + 2 and table[1].index("0.421") == accepted_at
+    rows = table[2:]
+    assert len(rows) == 3 and rows[0].split()[:2] == ["2", "NAT"]
+    assert all(not row[:key_at].strip() for row in rows[1:])
+    assert " ".join(row[key_at:accepted_at].strip() for row in rows) == \
+        "[[2.00, 1.00, 1.00], [3.64, 1.00, 3.45], [1.81, 2.41, 2.48]]"
+    assert " ".join(row[accepted_at:].strip() for row in rows).strip() == "each entry within ±0.01 of the key's entry"
