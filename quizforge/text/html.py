@@ -8,10 +8,9 @@ those delimiters, untouched by Markdown's backslash escapes (which would eat `\\
 from __future__ import annotations
 
 import html
-import re
 from functools import lru_cache
 
-from quizforge.text.markdown import parse, parse_inline, parser
+from quizforge.text.markdown import parse, parse_inline, parser, simple_line
 from quizforge.text.matrix import entry_value, is_attention_weights
 
 
@@ -38,39 +37,25 @@ def _renderer():
 
 
 def _render(markdown: str, inline: bool) -> str:
-    # A plain line (most of a class's LMS texts) skips markdown-it; it renders the same.
-    if "$" not in markdown:
-        simple = _simple(markdown, inline)
-        if simple is not None:
-            return simple.strip()
+    # A simple line (most of a class's LMS texts) skips markdown-it; it renders the same.
+    simple = _simple(markdown, inline)
+    if simple is not None:
+        return simple.strip()
     # CommonMark with tables; raw HTML in a prompt is shown as text, not obeyed; <br />, not <br>.
     tokens = parse_inline(markdown) if inline else parse(markdown)
     return _renderer().render(tokens, parser().options, {}).strip()
 
 
-# One line that no Markdown rule (of those markdown-it's commonmark preset runs) can touch: no
-# line break, tab or NUL, and none of the characters that start an inline construct (escape,
-# code, emphasis, entity, autolink or HTML, link, image). Optionally led by a bold or italic
-# span of the same kind of text (**Answer:** ..., *Choose ONE option.*), which always opens and
-# closes where it stands: nothing but a space (or the end) follows it.
-_PLAIN = r"[^\n\r\t\x0b\x0c\x00\\`*_&<\[\]!]"
-_SIMPLE = re.compile(rf"(?:(\*\*|\*)({_PLAIN}+?)\1(?= |$))?({_PLAIN}*)")
-_BLOCK_START = re.compile(r"[#>+\-=|~]|\d+[.)]")   # a heading, quote, list item, rule, table or fence
-
-
 def _simple(source: str, inline: bool) -> str | None:
     """What markdown-it renders SOURCE as, when it is one simple line (else None): a paragraph
-    of its text, HTML-escaped as markdown-it escapes it, with the leading span as <strong> or <em>.
-    Two thirds of a class's LMS texts are such lines; markdown-it takes ~50 times as long over them."""
-    found = _SIMPLE.fullmatch(source)
-    if found is None or not source or source[0].isspace() or source[-1].isspace():
+    of its text, HTML-escaped as markdown-it escapes it, with the leading span as <strong> or
+    <em> and each formula as MathJax's \\(…\\)."""
+    line = simple_line(source, inline)
+    if line is None:
         return None
-    mark, span, rest = found.groups()
-    if span is not None and (span[0].isspace() or span[-1].isspace()):
-        return None
-    if not inline and mark is None and _BLOCK_START.match(source):
-        return None
-    text = _escape(rest)
+    mark, span, pieces = line
+    text = "".join(_escape(piece) if k % 2 == 0 else html.escape(rf"\({piece.strip()}\)", quote=False)
+                   for k, piece in enumerate(pieces))
     if span is not None:
         tag = "strong" if mark == "**" else "em"
         text = f"<{tag}>{_escape(span)}</{tag}>{text}"

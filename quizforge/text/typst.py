@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from quizforge.text.markdown import parse
+from quizforge.text.markdown import parse, simple_line
 from quizforge.text.matrix import entry_value, is_attention_weights
 from quizforge.text.terminal import tex_to_unicode
 from quizforge.text.tex import COMMANDS, DIGIT_GROUPS, Reader, Untranslatable
@@ -197,6 +197,22 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
             body, widest = tex_to_typst(latex), len(latex)
         return fitted(f"$ {body} $", widest)
 
+    line = simple_line(markdown, inline=False)
+    return simple_typst(line, math) if line is not None else tree_typst(markdown, math)
+
+
+def simple_typst(line, math) -> str:
+    """A simple line (markdown.simple_line) as typst: what `tree_typst` gives, without the tree."""
+    mark, span, pieces = line
+    text = "".join(escape(piece) if k % 2 == 0 else math(piece, display=False) for k, piece in enumerate(pieces))
+    if span is None:
+        return text
+    emphasis = "*" if mark == "**" else "_"
+    return f"{emphasis}{escape(span)}{emphasis}{text}"
+
+
+def tree_typst(markdown: str, math) -> str:
+    """MARKDOWN's token tree as typst, MATH(latex, display) setting each formula."""
     from markdown_it.tree import SyntaxTreeNode
 
     # one element a source line, the blank lines between blocks and after the last as written

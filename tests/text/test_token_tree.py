@@ -72,7 +72,9 @@ from hypothesis import strategies as st  # noqa: E402
 from quizforge.text import html as html_text  # noqa: E402
 
 LINE_PIECES = st.sampled_from(["a", "Q", "7", " ", "  ", "**", "*", "_", "`", "\\", "&", "<", ">", '"', "'", "#",
-                               "- ", "1. ", "2) ", "[", "]", "!", "|", "~", "=", "+", "\t", "\n", "√", "—", ":"])
+                               "- ", "1. ", "2) ", "[", "]", "!", "|", "~", "=", "+", "\t", "\n", "√", "—", ":",
+                               "$", "$", "$$", "\\$", "$x$", "$d_{k}$", "$ a$", "$b $", "{", "}", "^", "\\sqrt"])
+LINES = st.lists(LINE_PIECES, max_size=12).map("".join)
 
 
 def _markdown_it(source: str, inline: bool) -> str:
@@ -80,14 +82,35 @@ def _markdown_it(source: str, inline: bool) -> str:
     return html_text._renderer().render(tokens, html_text.parser().options, {}).strip()
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.lists(LINE_PIECES, max_size=12).map("".join), st.booleans())
+@settings(max_examples=600, deadline=None)
+@given(LINES, st.booleans())
 def test_a_line_the_shortcut_takes_renders_as_markdown_it_renders_it(line, inline):
     simple = html_text._simple(line, inline)
     if simple is not None:
         assert simple.strip() == _markdown_it(line, inline)
 
 
-@pytest.mark.parametrize("line", ["Choose ONE option.", "**Answer:** 42 tokens", "*Choose ONE option.* Then go"])
-def test_plain_lines_take_the_shortcut(line):
+def _math(latex: str, display: bool) -> str:
+    return f"<{latex}|{display}>"
+
+
+@settings(max_examples=600, deadline=None)
+@given(LINES)
+def test_a_line_the_shortcut_takes_is_the_trees_in_typst_and_in_the_terminals_math(line):
+    from quizforge.text import markdown, typst
+
+    simple = markdown.simple_line(line, inline=False)
+    if simple is not None:
+        assert typst.simple_typst(simple, _math) == typst.tree_typst(line, _math)
+        assert list(markdown.simple_math_spans(line)) == list(markdown.tree_math_spans(line))
+
+
+@pytest.mark.parametrize("line", ["Choose ONE option.", "**Answer:** 42 tokens", "*Choose ONE option.* Then go",
+                                  "**Answer:** $N = 2 \\cdot d_{model}^{2}$ (accepted: 1,024)",
+                                  "A layer with $d_{model} = 512$ and $h = 8$ heads: what is $d_k$?"])
+def test_plain_lines_and_lines_with_formulas_take_the_shortcut(line):
+    from quizforge.text import markdown, typst
+
     assert html_text._simple(line, False) == _markdown_it(line, False) + "\n"
+    simple = markdown.simple_line(line, inline=False)
+    assert simple is not None and typst.simple_typst(simple, _math) == typst.tree_typst(line, _math)
