@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import warnings
 from typing import Callable
 
 _ERROR = b"!"   # what precedes a pickled exception on the pipe; progress is b"<n>\n"
@@ -27,7 +28,11 @@ class Forked:
         if self._unforked is not None:
             return
         read, write = os.pipe()
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns when a process with threads (a progress bar's, torch's pool) forks:
+            # the child here takes no lock those threads hold, runs Python only, and leaves by _exit.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
         if pid == 0:   # the child: never returns into the caller's code
             status = 0
             try:
