@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 
 from quizforge.problemsets import xmlwrite
 from quizforge.problemsets.lmstext import SlotVariants, Variant, category_path, midpoint_and_halfwidth
+from quizforge.text.backslash import backslashed
 
 LOSSES = {
     "moodle": [
@@ -120,10 +121,7 @@ def moodle_xml(title: str, groups: list[SlotVariants]) -> str:
 def gift_escape(text: str) -> str:
     """GIFT's own escaping: a backslash before ~ = # { } : and before itself; a line break
     as \\n, so a question stays on its lines and no blank line ends it early."""
-    return text.translate(_GIFT_ESCAPED).replace("\r", "").replace("\n", "\\n")
-
-
-_GIFT_ESCAPED = str.maketrans({c: "\\" + c for c in "~=#{}:\\"})
+    return backslashed(text, "~=#{}:").replace("\r", "").replace("\n", "\\n")
 
 
 def _gift_question(title: str, variant: Variant) -> str:

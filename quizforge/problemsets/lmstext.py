@@ -8,6 +8,7 @@ A student sees "Q1 · Attention weights", the template's title; the question ID 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Decimal, InvalidOperation, localcontext
 
 from quizforge.problemsets.variants import Paper, Slot
@@ -88,6 +89,7 @@ def _plain(value: Decimal) -> str:
     return "0" if text in ("-0", "0E+0") else text
 
 
+@lru_cache(maxsize=16384)   # each export asks for the same ranges
 def midpoint_and_halfwidth(low: str, high: str) -> tuple[str, str]:
     """The range as an answer ± a tolerance (Moodle's numerical), computed exactly in decimal."""
     lo, hi = Decimal(low), Decimal(high)

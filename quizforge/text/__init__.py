@@ -6,7 +6,8 @@
 - `terminal`: Unicode for terminals ($\\sqrt{d_k}$ → √dₖ);
 - `typst`: typst markup and math for papers and keys;
 - `html`: HTML with the math kept as TeX for MathJax and KaTeX (LMS exports, the browser mock);
-- `matrix`: what a matrix's entries are worth, and which matrices are drawn as heatmaps.
+- `matrix`: what a matrix's entries are worth, and which matrices are drawn as heatmaps;
+- `backslash`: escaping by backslash (typst markup, GIFT).
 
 It imports nothing else of quizforge, so every layer above may use it.
 """

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from quizforge.text.backslash import backslashed
 from quizforge.text.markdown import parse, simple_line
 from quizforge.text.matrix import entry_value, is_attention_weights
 from quizforge.text.terminal import tex_to_unicode
@@ -87,13 +88,12 @@ def _plain(text: str) -> str:
 
 # --- markup ----------------------------------------------------------------------------
 
-# typst markup's special characters, each put behind a backslash (in one C call: a regex
-# substitution with a template costs a Python call per character escaped)
-_ESCAPED = str.maketrans({c: "\\" + c for c in "\\#*_`<>@[]~/$=+-"})
+# typst markup's special characters, each put behind a backslash (as is the backslash)
+_ESCAPED = "#*_`<>@[]~/$=+-"
 
 
 def escape(text: str) -> str:
-    return text.translate(_ESCAPED)
+    return backslashed(text, _ESCAPED)
 
 
 def string(text: str) -> str:
