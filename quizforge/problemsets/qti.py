@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 import xml.etree.ElementTree as ET
 import zipfile
 
@@ -40,8 +41,9 @@ LOSSES = [
     "Canvas: no negative marks, so a wrong GATE MCQ scores 0 instead of losing a third of its marks.",
     "Canvas: an MSQ (multiple_answers_question) gives partial credit where GATE gives all or nothing.",
 ]
-# Attributes markdown-it may write that QTI 2.1's XHTML subset does not have.
-_NOT_QTI = ("style", "start", "align")
+# Attributes markdown-it may write that QTI 2.1's XHTML subset does not have (inside a tag: text
+# has its quotes escaped, so ` style="` is never text).
+_NOT_QTI = re.compile(r' (?:style|start|align)="[^"]*"')
 
 
 FILE_MODE = 0o644   # what unzip gives each file: readable by all, written by its owner
@@ -87,15 +89,9 @@ def _q(tag: str) -> str:
 
 
 def _xhtml(parent: ET.Element, html_text: str) -> None:
-    """Append HTML (from lmstext) as QTI 2.1 XHTML: the same elements in the QTI namespace."""
-    wrapper = ET.fromstring(f"<div>{html_text}</div>")
-    parent.text = (parent.text or "") + (wrapper.text or "")
-    for element in wrapper.iter():
-        element.tag = _q(element.tag)
-        for attribute in _NOT_QTI:
-            element.attrib.pop(attribute, None)
-    for child in wrapper:
-        parent.append(child)
+    """Append HTML (from lmstext, XHTML-well-formed) as QTI 2.1 XHTML: the same elements, in
+    the item's default namespace (QTI's), less the attributes QTI's subset lacks."""
+    xmlwrite.raw(parent, _NOT_QTI.sub("", html_text))
 
 
 def _value(parent: ET.Element, tag: str, base_type: str, text: str) -> ET.Element:

@@ -21,11 +21,27 @@ class _Unusual(Exception):
     """Something only ElementTree's own writer handles."""
 
 
+# The tag of an element that stands for well-formed markup written as it is (its text): the HTML
+# of a question, which parsing into elements only to write them again would cost more than the
+# rest of its QTI item.
+RAW = "{quizforge}raw"
+
+
+def raw(parent: ET.Element, markup: str) -> ET.Element:
+    """MARKUP (well-formed XML content: the caller's promise) as the last child of PARENT, to be
+    written as it is, in the namespace its parent's document declares as the default."""
+    element = ET.SubElement(parent, RAW)
+    element.text = markup
+    return element
+
+
 def tostring(root: ET.Element) -> str:
-    """What `ET.tostring(root, encoding="unicode")` gives."""
+    """What `ET.tostring(root, encoding="unicode")` gives (with each RAW element's markup in its place)."""
     try:
         return _tostring(root)
     except _Unusual:
+        if any(element.tag == RAW for element in root.iter()):
+            raise ValueError("markup written as it is, inside a tree only ElementTree can write") from None
         return ET.tostring(root, encoding="unicode")
 
 
@@ -60,6 +76,11 @@ def _tostring(root: ET.Element) -> str:
 
     def element(elem, root_slot: bool) -> None:
         tag = elem.tag
+        if tag == RAW and not root_slot:
+            write(elem.text or "")
+            if elem.tail:
+                write(_escape_cdata(elem.tail))
+            return
         tag = qnames.get(tag) or qname(tag)   # only a str tag gets into qnames
         if root_slot:
             write("<" + tag)
