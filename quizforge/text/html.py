@@ -49,13 +49,14 @@ def _render(markdown: str, inline: bool) -> str:
 def _simple(source: str, inline: bool) -> str | None:
     """What markdown-it renders SOURCE as, when it is one simple line (else None): a paragraph
     of its text, HTML-escaped as markdown-it escapes it, with the leading span as <strong> or
-    <em> and each formula as MathJax's \\(…\\)."""
+    <em> and each formula as MathJax's \\(…\\) (or \\[…\\] displayed)."""
     line = simple_line(source, inline)
     if line is None:
         return None
     mark, span, pieces = line
-    text = "".join(_escape(piece) if k % 2 == 0 else html.escape(rf"\({piece.strip()}\)", quote=False)
-                   for k, piece in enumerate(pieces))
+    text = "".join(_escape(piece) if k % 2 == 0 else html.escape(
+        (rf"\[{piece[0].strip()}\]" if piece[1] else rf"\({piece[0].strip()}\)"), quote=False)
+        for k, piece in enumerate(pieces))
     if span is not None:
         tag = "strong" if mark == "**" else "em"
         text = f"<{tag}>{_escape(span)}</{tag}>{text}"

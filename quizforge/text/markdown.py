@@ -158,7 +158,8 @@ def simple_math_spans(markdown: str) -> Iterator[tuple[str, bool, bool]]:
     for formula in _FORMULAS.finditer(markdown):
         if formula.start() > at:
             yield markdown[at:formula.start()], False, False
-        yield formula.group(1), True, False
+        displayed = formula.group(1) is not None
+        yield formula.group(1 if displayed else 2), True, displayed
         at = formula.end()
     if at < len(markdown):
         yield markdown[at:], False, False
@@ -180,25 +181,28 @@ def tree_math_spans(markdown: str) -> Iterator[tuple[str, bool, bool]]:
 
 # --- a simple line, read without markdown-it ---------------------------------------------
 
-# One line that no Markdown rule (of those the parser runs) can touch but inline math: no line
-# break, tab or NUL, and none of the characters that start an inline construct (escape, code,
-# emphasis, entity, autolink or HTML, link, image) outside `$…$`. A formula is dollarmath's: it
-# cannot hold a `$`, and one ending in a backslash would escape its closing dollar, so it is left
-# to markdown-it. The line may be led by a bold or italic span of plain text (**Answer:** ...,
-# *Choose ONE option.*), which always opens and closes where it stands: nothing but a space (or
-# the end) follows it.
+# One line that no Markdown rule (of those the parser runs) can touch but math: no line break,
+# tab or NUL, and none of the characters that start an inline construct (escape, code, emphasis,
+# entity, autolink or HTML, link, image) outside its formulas. A formula is dollarmath's `$…$`, or
+# `$$…$$` displayed inside the paragraph: it holds no `$`, and one ending in a backslash would
+# escape its closing dollar, so either is left to markdown-it. The line may be led by a bold or
+# italic span of plain text (**Answer:** ..., *Choose ONE option.*), which always opens and
+# closes where it stands: nothing but a space (or the end) follows it.
 _TEXT = r"[^\n\r\t\x0b\x0c\x00\\`*_&<\[\]!$]"
-_FORMULA = r"\$([^$\n\r]*[^$\n\r\\])\$"
+_TEX = r"[^$\n\r]*[^$\n\r\\]"
+_FORMULA = rf"\$\$({_TEX})\$\$|\$({_TEX})\$"
 _SIMPLE_LINE = re.compile(rf"(?:(\*\*|\*)({_TEXT}+?)\1(?= |$))?((?:{_TEXT}|{_FORMULA})*)")
 _FORMULAS = re.compile(_FORMULA)
-_BLOCK_START = re.compile(r"[#>+\-=|~]|\d+[.)]")   # a heading, quote, list item, rule, table or fence
+# a heading, quote, list item, rule, table, fence or displayed formula on lines of its own
+_BLOCK_START = re.compile(r"[#>+\-=|~]|\d+[.)]|\$\$")
 
 
-def simple_line(source: str, inline: bool) -> tuple[str | None, str | None, list[str]] | None:
+def simple_line(source: str, inline: bool) -> tuple[str | None, str | None, list] | None:
     """SOURCE read as markdown-it reads it, when it is one simple line (else None): the lead
     span's mark ('**' or '*', or None) and text, then the rest as pieces that alternate text and
-    a formula's TeX (text first). INLINE: read as inline content, where no block can start.
-    Most of a class's texts are such lines, and markdown-it takes ~50 times as long over them."""
+    a formula, (its TeX, whether displayed), text first. INLINE: read as inline content, where
+    no block can start. Most of a class's texts are such lines, and markdown-it takes ~50 times
+    as long over them."""
     found = _SIMPLE_LINE.fullmatch(source)
     if found is None or not source or source[0].isspace() or source[-1].isspace():
         return None
@@ -207,7 +211,12 @@ def simple_line(source: str, inline: bool) -> tuple[str | None, str | None, list
         return None
     if not inline and mark is None and _BLOCK_START.match(source):
         return None
-    return mark, span, _FORMULAS.split(rest)
+    split = _FORMULAS.split(rest)   # text, displayed TeX or None, inline TeX or None, text, ...
+    pieces: list = [split[0]]
+    for k in range(1, len(split), 3):
+        displayed, inline_tex, after = split[k:k + 3]
+        pieces += [(displayed, True) if displayed is not None else (inline_tex, False), after]
+    return mark, span, pieces
 
 
 # The Markdown constructs every medium renders: the terminal shows Markdown as it is written

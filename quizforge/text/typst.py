@@ -204,11 +204,17 @@ def markdown_to_typst(markdown: str, plain_math: bool = False) -> str:
 def simple_typst(line, math) -> str:
     """A simple line (markdown.simple_line) as typst: what `tree_typst` gives, without the tree."""
     mark, span, pieces = line
-    text = "".join(escape(piece) if k % 2 == 0 else math(piece, display=False) for k, piece in enumerate(pieces))
+    text = "".join(escape(piece) if k % 2 == 0 else _formula(piece, math) for k, piece in enumerate(pieces))
     if span is None:
         return text
     emphasis = "*" if mark == "**" else "_"
     return f"{emphasis}{escape(span)}{emphasis}{text}"
+
+
+def _formula(piece: tuple[str, bool], math) -> str:
+    tex, displayed = piece
+    # $$…$$ inside a paragraph: displayed, on lines of its own (as `_inline` sets it)
+    return "\n\n" + math(tex.strip(), display=True) + "\n\n" if displayed else math(tex, display=False)
 
 
 def tree_typst(markdown: str, math) -> str:

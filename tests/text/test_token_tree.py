@@ -73,7 +73,7 @@ from quizforge.text import html as html_text  # noqa: E402
 
 LINE_PIECES = st.sampled_from(["a", "Q", "7", " ", "  ", "**", "*", "_", "`", "\\", "&", "<", ">", '"', "'", "#",
                                "- ", "1. ", "2) ", "[", "]", "!", "|", "~", "=", "+", "\t", "\n", "√", "—", ":",
-                               "$", "$", "$$", "\\$", "$x$", "$d_{k}$", "$ a$", "$b $", "{", "}", "^", "\\sqrt"])
+                               "$", "$", "$$", "\\$", "$x$", "$d_{k}$", "$ a$", "$b $", "$$y$$", "$$ z $$", "{", "}", "^", "\\sqrt"])
 LINES = st.lists(LINE_PIECES, max_size=12).map("".join)
 
 
@@ -107,7 +107,8 @@ def test_a_line_the_shortcut_takes_is_the_trees_in_typst_and_in_the_terminals_ma
 
 @pytest.mark.parametrize("line", ["Choose ONE option.", "**Answer:** 42 tokens", "*Choose ONE option.* Then go",
                                   "**Answer:** $N = 2 \\cdot d_{model}^{2}$ (accepted: 1,024)",
-                                  "A layer with $d_{model} = 512$ and $h = 8$ heads: what is $d_k$?"])
+                                  "A layer with $d_{model} = 512$ and $h = 8$ heads: what is $d_k$?",
+                                  "**Scale.** $$-3 / \\sqrt{4} = -1.5000 \\approx -1.50$$"])
 def test_plain_lines_and_lines_with_formulas_take_the_shortcut(line):
     from quizforge.text import markdown, typst
 
