@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
+import time
 import warnings
 from typing import Callable
 
 _ERROR = b"!"   # what precedes a pickled exception on the pipe; progress is b"<n>\n"
+POLL_SECONDS = 0.02   # how often a waiting caller looks at its children (each runs for seconds)
 
 
 class Forked:
@@ -37,14 +40,14 @@ class Forked:
             status = 0
             try:
                 os.close(read)
-                work(lambda n: os.write(write, f"{n}\n".encode()))
+                work(lambda n: _write_all(write, f"{n}\n".encode()))
             except BaseException as error:
                 status = 1
                 try:
                     told = pickle.dumps(error)
                 except Exception:   # an exception that cannot be pickled is told as its words
                     told = pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))
-                os.write(write, _ERROR + told)
+                _write_all(write, _ERROR + told)
             finally:
                 os._exit(status)
         os.close(write)
@@ -78,13 +81,11 @@ class Forked:
 
     def finish(self) -> None:
         """Wait for the child; raise what it raised."""
-        import time
-
         if self.pid is None:
             self.poll()
             return
         while self.poll():
-            time.sleep(0.02)
+            time.sleep(POLL_SECONDS)
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
         os.close(self._read)
@@ -95,8 +96,6 @@ class Forked:
 
     def close(self) -> None:
         """Stop the child if it still runs (the caller failed)."""
-        import signal
-
         if self.pid is None:
             return
         try:
@@ -106,3 +105,8 @@ class Forked:
         os.waitpid(self.pid, 0)
         self.pid = None
         os.close(self._read)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]

@@ -30,8 +30,7 @@ from typing import Callable
 
 from quizforge.errors import InputError
 from quizforge.problemsets import keys, lms, lmstext, papers, qti, typeset
-from quizforge.problemsets.forked import Forked
-from quizforge.problemsets.typeset import POLL_SECONDS
+from quizforge.problemsets.forked import POLL_SECONDS, Forked
 from quizforge.problemsets.roster import Student, numbered_variants, read_roster
 from quizforge.problemsets.spec import load_spec
 from quizforge.problemsets.variants import paper, plan, variety

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from quizforge.bank.question import Step
 from quizforge.bank.steps import plural
+from quizforge.problemsets.forked import POLL_SECONDS
 from quizforge.text.terminal import markdown_to_terminal
 from quizforge.text.tex import Untranslatable
 from quizforge.text.typst import escape, markdown_to_typst, matrix_math, string, typst_matrix
@@ -544,7 +545,6 @@ class Typesetting:
         self._tmp.cleanup()
 
 
-POLL_SECONDS = 0.02   # how often `wait` looks at its helpers (a helper runs for seconds)
 UNTRANSLATED = 3  # the helper's exit status when typst refused a document
 
 
