@@ -485,7 +485,7 @@ def test_no_moodle_or_qti_field_shows_the_matrix_answer_by_its_width_or_type(tmp
 
     from quizforge.problemsets.lms import moodle_xml
     from quizforge.problemsets.lmstext import by_slot
-    from quizforge.problemsets.qti import _matrix_item21
+    from quizforge.problemsets.qti import QTI21, _matrix_item21, _xml
     from quizforge.problemsets.roster import Student
     from quizforge.problemsets.variants import Paper, Slot
 
@@ -504,7 +504,8 @@ def test_no_moodle_or_qti_field_shows_the_matrix_answer_by_its_width_or_type(tmp
             assert len({kind for kind, _ in fields}) == 1, item.findtext("idnumber")
             assert len({moodle_field_size(alternatives) for _, alternatives in fields}) == 1, item.findtext("idnumber")
         for variant in group.variants:
-            element = _matrix_item21("I_1", "t", variant)
+            # the item as its file holds it (its HTML, the entry fields among it, written as it is)
+            element = ET.fromstring(_xml(_matrix_item21("I_1", "t", variant), QTI21, indent=False))
             declarations = element.findall("{http://www.imsglobal.org/xsd/imsqti_v2p1}responseDeclaration")
             assert len({d.get("baseType") for d in declarations}) == 1, variant.question.id
             lengths = {e.get("expectedLength") for e in element.iter(
