@@ -8,8 +8,8 @@ A student sees "Q1 · Attention weights", the template's title; the question ID 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from decimal import Decimal, InvalidOperation, localcontext
+from functools import lru_cache
 
 from quizforge.problemsets.variants import Paper, Slot
 from quizforge.text.html import inline_html, shared_html, to_html

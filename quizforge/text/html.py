@@ -14,12 +14,17 @@ from quizforge.text.markdown import parse, parse_inline, parser, simple_line
 from quizforge.text.matrix import entry_value, is_attention_weights
 
 
+def math_html(tex: str, displayed: bool) -> str:
+    """A formula for MathJax: \\(…\\) inline, \\[…\\] displayed, HTML-escaped."""
+    return html.escape((r"\[" + tex.strip() + r"\]") if displayed else (r"\(" + tex.strip() + r"\)"), quote=False)
+
+
 def _inline_math(tokens, i, options, env) -> str:
-    return html.escape(r"\(" + tokens[i].content.strip() + r"\)", quote=False)
+    return math_html(tokens[i].content, False)
 
 
 def _displayed_math(tokens, i, options, env) -> str:
-    return html.escape(r"\[" + tokens[i].content.strip() + r"\]", quote=False)
+    return math_html(tokens[i].content, True)
 
 
 def _math_block(tokens, i, options, env) -> str:
@@ -54,9 +59,7 @@ def _simple(source: str, inline: bool) -> str | None:
     if line is None:
         return None
     mark, span, pieces = line
-    text = "".join(_escape(piece) if k % 2 == 0 else html.escape(
-        (rf"\[{piece[0].strip()}\]" if piece[1] else rf"\({piece[0].strip()}\)"), quote=False)
-        for k, piece in enumerate(pieces))
+    text = "".join(_escape(piece) if k % 2 == 0 else math_html(*piece) for k, piece in enumerate(pieces))
     if span is not None:
         tag = "strong" if mark == "**" else "em"
         text = f"<{tag}>{_escape(span)}</{tag}>{text}"

@@ -152,17 +152,15 @@ def math_spans(markdown: str) -> Iterator[tuple[str, bool, bool]]:
 
 
 def simple_math_spans(markdown: str) -> Iterator[tuple[str, bool, bool]]:
-    """`math_spans` of a simple line: its formulas are where its pattern finds them (its lead
-    span holds no $)."""
-    at = 0
-    for formula in _FORMULAS.finditer(markdown):
-        if formula.start() > at:
-            yield markdown[at:formula.start()], False, False
-        displayed = formula.group(1) is not None
-        yield formula.group(1 if displayed else 2), True, displayed
-        at = formula.end()
-    if at < len(markdown):
-        yield markdown[at:], False, False
+    """`math_spans` of a simple line, from `simple_line`'s pieces (its lead span as written)."""
+    mark, span, pieces = simple_line(markdown, inline=False)
+    lead = f"{mark}{span}{mark}" if span is not None else ""
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            yield piece[0], True, piece[1]
+        elif lead + piece:
+            yield lead + piece, False, False
+        lead = ""
 
 
 def tree_math_spans(markdown: str) -> Iterator[tuple[str, bool, bool]]:

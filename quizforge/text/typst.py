@@ -113,11 +113,8 @@ def _inline(children, math) -> str:
                 out.append("\\" + token.content[0] + escape(token.content[1:]))
             else:
                 out.append(escape(token.content))
-        elif kind == "math_inline":
-            out.append(math(token.content, display=False))
-        elif kind == "math_inline_double":
-            # $$…$$ inside a paragraph: displayed, on lines of its own
-            out.append("\n\n" + math(token.content.strip(), display=True) + "\n\n")
+        elif kind in ("math_inline", "math_inline_double"):
+            out.append(_formula((token.content, kind == "math_inline_double"), math))
         elif kind == "code_inline":
             out.append(f"#raw({string(token.content)})")
         elif kind in ("strong_open", "strong_close"):
@@ -213,7 +210,7 @@ def simple_typst(line, math) -> str:
 
 def _formula(piece: tuple[str, bool], math) -> str:
     tex, displayed = piece
-    # $$…$$ inside a paragraph: displayed, on lines of its own (as `_inline` sets it)
+    # $$…$$ inside a paragraph: displayed, on lines of its own
     return "\n\n" + math(tex.strip(), display=True) + "\n\n" if displayed else math(tex, display=False)
 
 
