@@ -32,7 +32,7 @@ override and the field. Grading applies them on every run, so a regrade is runni
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -62,11 +62,28 @@ class Override:
         return f"{what} {who}" + (f" ({self.reason})" if self.reason else "")
 
 
+ORDER = {"grade": 0, "accept": 1, "award": 2, "drop": 3}   # a drop wins
+
+
 @dataclass
 class Applied:
+    """What the overrides did, gathered over every share of the class they were applied to."""
+    overrides: list[Override]
     dropped: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     notes: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))
-    by_question: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    changed: Counter[int] = field(default_factory=Counter)   # by position in `ordered`: students changed
+
+    @property
+    def ordered(self) -> list[Override]:
+        return sorted(self.overrides, key=lambda o: ORDER[o.action])
+
+    def by_question(self) -> dict[int, list[str]]:
+        """Per question number, each override on it and how many students it changed."""
+        said: dict[int, list[str]] = defaultdict(list)
+        for k, o in enumerate(self.ordered):
+            n = self.changed[k]
+            said[o.question].append(f"{o.describe()}: {n} student{'s' if n != 1 else ''} changed")
+        return said
 
 
 def load_overrides(path: Path, students: dict, question_of: Callable[[str], object]) -> list[Override]:
@@ -198,15 +215,15 @@ def _accepts(override: Override, question, answer: str) -> bool:
     return bool(differs) and differs <= flagged
 
 
-def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts: dict, raw: dict) -> Applied:
-    """Change the verdicts in place: answers to grade first, then accepts, then awards, then
-    drops (a drop wins)."""
-    applied = Applied()
-    order = {"grade": 0, "accept": 1, "award": 2, "drop": 3}
-    for o in sorted(overrides, key=lambda o: order[o.action]):
+def apply_overrides(papers: dict[str, list], verdicts: dict, raw: dict, applied: Applied) -> None:
+    """Change the verdicts of the students in PAPERS (the class, or a share of it) in place, and
+    note in APPLIED what changed: answers to grade first, then accepts, then awards, then drops."""
+    for k, o in enumerate(applied.ordered):
         n = o.question
-        targets = [o.student] if o.student else [s for s, qs in papers.items() if len(qs) >= n]
-        changed = 0
+        if o.student:
+            targets = [o.student] if o.student in papers else []
+        else:
+            targets = [s for s, qs in papers.items() if len(qs) >= n]
         for sid in targets:
             question, verdict = papers[sid][n - 1], verdicts[sid].get(n)
             if o.action == "grade":
@@ -223,10 +240,8 @@ def apply_overrides(overrides: list[Override], papers: dict[str, list], verdicts
                 verdicts[sid][n] = _marked_right(verdict, question, "Accepted by the instructor.")
             else:
                 continue
-            changed += 1
+            applied.changed[k] += 1
             applied.notes[sid][n] = "instructor: " + o.describe()
-        applied.by_question[n].append(f"{o.describe()}: {changed} student{'s' if changed != 1 else ''} changed")
-    return applied
 
 
 def _marked_right(verdict, question, feedback: str):

@@ -90,10 +90,15 @@ def _question_number(text: str) -> int | None:
 def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Path | None = None,
                     return_sheets: bool = True, progress: Callable[[int, int], None] | None = None) -> dict:
     """Grade RESPONSES against the set in FOLDER into OUT (see the module's list); with
-    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS(done, total) told the students typeset."""
+    RETURN_SHEETS, OUT/returns/<id>.pdf too, PROGRESS(done, total) told the students typeset.
+
+    The class is graded share by share (typeset.Typesetting.shares), and each share's return
+    sheets start typesetting while the next share is graded: everything a student's sheet says
+    depends only on their own paper, answers and the overrides."""
     from quizforge.answers import AnswerError
     from quizforge.bank.registry import question as regenerate
-    from quizforge.problemsets.overrides import apply_overrides, load_overrides
+    from quizforge.problemsets.overrides import Applied, apply_overrides, load_overrides
+    from quizforge.problemsets.typeset import Typesetting
 
     record = load_set(folder)
     students = record["students"]
@@ -104,51 +109,64 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
     overrides = load_overrides(overrides_path, students, lookup) if overrides_path is not None else []
     table = read_responses(responses)
     rejects: list[tuple[int, str, str]] = []
-    verdicts: dict[str, dict[int, object]] = defaultdict(dict)
-    raw: dict[str, dict[int, str]] = defaultdict(dict)
-    unread: dict[str, dict[int, tuple[str, str]]] = defaultdict(dict)   # what was received, why not graded
-    comma_read: list[str] = []
+    answers: dict[str, list[tuple[int, dict]]] = defaultdict(list)   # by student: (number, row), in line order
     for row in table.rows:
         given_id, qtext, line = row["student"], row["question"], row["line"]
         sid = given_id if given_id in students else by_folded.get(given_id.casefold())  # case only where unique
         if sid is None:
             rejects.append((line, given_id, f"unknown student {given_id!r}"))
             continue
-        ids = students[sid]["questions"]
         number = _question_number(qtext)
-        if number is None or not 1 <= number <= len(ids):
-            rejects.append((line, sid, f"no question {qtext!r} on this paper (1 to {len(ids)})"))
+        if number is None or not 1 <= number <= len(students[sid]["questions"]):
+            rejects.append((line, sid, f"no question {qtext!r} on this paper (1 to {len(students[sid]['questions'])})"))
             continue
-        if not row["answer"]:
-            continue                                   # blank: not answered
-        if number in raw[sid]:
-            rejects.append((line, sid, f"a second answer to question {number}; the first one counts"))
-            continue
-        q = lookup(ids[number - 1])
-        answer = row["answer"]
-        if table.decimal_comma and q.kind == "NAT" and not q.is_matrix:
-            answer = decimal_point(answer)
-            if answer != row["answer"] and len(comma_read) < 3:
-                comma_read.append(f"{row['answer']!r} as {answer}")
-        try:
-            verdicts[sid][number] = mark_written(q, answer)
-        except AnswerError as exc:
-            reason = f"cannot read {row['answer']!r} ({exc})"
-            rejects.append((line, sid, f"question {number}: {reason}"))
-            unread[sid][number] = (row["answer"], str(exc))
-            continue
-        raw[sid][number] = answer
-    papers = {sid: [lookup(q) for q in s["questions"]] for sid, s in students.items()}
-    as_given = {sid: dict(v) for sid, v in verdicts.items()}
-    applied = apply_overrides(overrides, papers, verdicts, raw)
-    n_questions = max(len(s["questions"]) for s in students.values())
+        if row["answer"]:                              # blank: not answered
+            answers[sid].append((number, row))
+
+    verdicts: dict[str, dict[int, object]] = defaultdict(dict)
+    raw: dict[str, dict[int, str]] = defaultdict(dict)
+    unread: dict[str, dict[int, tuple[str, str]]] = defaultdict(dict)   # what was received, why not graded
+    comma_read: list[tuple[int, str]] = []
+    papers: dict[str, list] = {}
+    as_given: dict[str, dict] = {}
+    applied = Applied(overrides)
     totals, most = {}, {}
-    for sid, qs in papers.items():
-        dropped = applied.dropped.get(sid, set())
-        totals[sid] = sum(v.marks for v in verdicts[sid].values())
-        most[sid] = sum(q.marks for n, q in enumerate(qs, 1) if n not in dropped)
+
+    def grade_student(sid: str) -> None:
+        papers[sid] = [lookup(q) for q in students[sid]["questions"]]
+        for number, row in answers.get(sid, ()):
+            line = row["line"]
+            if number in raw[sid]:
+                rejects.append((line, sid, f"a second answer to question {number}; the first one counts"))
+                continue
+            q = papers[sid][number - 1]
+            answer = row["answer"]
+            if table.decimal_comma and q.kind == "NAT" and not q.is_matrix:
+                answer = decimal_point(answer)
+                if answer != row["answer"]:
+                    comma_read.append((line, f"{row['answer']!r} as {answer}"))
+            try:
+                verdicts[sid][number] = mark_written(q, answer)
+            except AnswerError as exc:
+                rejects.append((line, sid, f"question {number}: cannot read {row['answer']!r} ({exc})"))
+                unread[sid][number] = (row["answer"], str(exc))
+                continue
+            raw[sid][number] = answer
+
+    def grade_share(share: list[str], tick: Callable[[], None] = lambda: None) -> None:
+        for k, sid in enumerate(share, 1):
+            grade_student(sid)
+            as_given[sid] = dict(verdicts[sid])
+            if k % 10 == 0:
+                tick()
+        apply_overrides({sid: papers[sid] for sid in share}, verdicts, raw, applied)
+        for sid in share:
+            dropped = applied.dropped.get(sid, set())
+            totals[sid] = sum(v.marks for v in verdicts[sid].values())
+            most[sid] = sum(q.marks for n, q in enumerate(papers[sid], 1) if n not in dropped)
 
     def write_reports() -> None:
+        n_questions = max(len(s["questions"]) for s in students.values())
         lines = [",".join(["student", "total", "max"] + [f"Q{i}" for i in range(1, n_questions + 1)])]
         out.mkdir(parents=True, exist_ok=True)
         for sid, qs in papers.items():
@@ -161,28 +179,48 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
         write_atomically(out / "gradebook.csv", "\n".join(lines) + "\n")
         given_totals = {sid: sum(v.marks for v in as_given.get(sid, {}).values()) for sid in students}
         stats = item_statistics(students, as_given, given_totals, cache)
+        by_question = applied.by_question()
         for item in stats:
-            item["overrides"] = applied.by_question.get(item["question"], [])
+            item["overrides"] = by_question.get(item["question"], [])
         write_atomically(out / "item_stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
         write_atomically(out / "item_stats.md", _stats_markdown(stats))
-        reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in rejects]
+        reject_lines = ["line,student,reason"] + [",".join(csv_cell(v) for v in r) for r in sorted(rejects)]
         write_atomically(out / "rejects.csv", "\n".join(reject_lines) + "\n")
 
+    shares = Typesetting.shares(list(students))
     if return_sheets:
-        from quizforge.problemsets.sheets import printed_set, returned_answers, typeset_class
+        from quizforge.problemsets import typeset
+        from quizforge.problemsets.sheets import returned_answers, set_layout
+        from quizforge.problemsets.variants import Paper
 
-        spec, slots, printed = printed_set(folder, cache)
-        returned = {}
-        for sid, qs in papers.items():
-            returned[sid] = returned_answers(qs, verdicts[sid], unread.get(sid, {}), applied.dropped.get(sid, set()),
-                                             applied.notes.get(sid, {}))
-            returned[sid]["total"] = f"{marks_text(totals[sid])} of {marks_text(most[sid])}"
-        typeset_class(spec, slots, printed, "return", out / "returns", returned, progress, write_reports)
+        spec, slots, printed = set_layout(folder)
+        returned: dict[str, dict] = {}
+        source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "return", plain, returned)  # noqa: E731
+        (out / "returns").mkdir(parents=True, exist_ok=True)
+        typesetting = Typesetting(out / "returns")
+        try:
+            for share in shares:
+                grade_share(share, typesetting.poll)   # a share typeset: start the next
+                for sid in share:
+                    returned[sid] = returned_answers(papers[sid], verdicts[sid], unread.get(sid, {}),
+                                                     applied.dropped.get(sid, set()), applied.notes.get(sid, {}))
+                    returned[sid]["total"] = f"{marks_text(totals[sid])} of {marks_text(most[sid])}"
+                typesetting.add(None, [Paper(printed[sid], tuple(papers[sid])) for sid in share],
+                                out / "returns", source)
+            write_reports()
+        except BaseException:
+            typesetting.close()
+            raise
+        if progress is not None:
+            progress(0, len(papers))
+        typesetting.wait(None if progress is None else lambda done: progress(done, len(papers)))
     else:
+        for share in shares:
+            grade_share(share)
         write_reports()
     read_as = table.described(responses.name)
     if comma_read:
-        read_as += f" ({', '.join(comma_read)})"
+        read_as += f" ({', '.join(text for _, text in sorted(comma_read)[:3])})"
     return {"students": len(students), "graded": sum(len(v) for v in raw.values()), "rejected": len(rejects),
             "overrides": len(overrides), "out": str(out), "read_as": read_as,
             "return_sheets": len(papers) if return_sheets else 0}

@@ -16,19 +16,18 @@ from quizforge.errors import InputError
 from quizforge.problemsets.marking import marks_text, mistake_sentence
 
 
-def printed_set(folder: Path, cache: dict | None = None):
-    """(spec, slots, papers) of a set folder, each paper's questions regenerated from its IDs."""
-    from quizforge.bank.registry import question as regenerate
+def set_layout(folder: Path):
+    """(spec, slots, students) of a set folder, as printed: STUDENTS maps each roll number to
+    its Student, in roll order."""
     from quizforge.problemsets.roster import Student
     from quizforge.problemsets.spec import SetSpec
-    from quizforge.problemsets.variants import Paper, Slot
+    from quizforge.problemsets.variants import Slot
 
-    cache = {} if cache is None else cache
     try:
         record = json.loads((folder / "set.json").read_text(encoding="utf-8"))
         spec = SetSpec(record["title"], record["instructions"], record["duration"], record["seed"], ())
         slots = [Slot(s["number"], s["section"], s["template"]) for s in record["slots"]]
-        students = [(Student(s["id"], s.get("name", "")), s["questions"]) for s in record["students"]]
+        students = {s["id"]: Student(s["id"], s.get("name", "")) for s in record["students"]}
     except FileNotFoundError:
         raise InputError(f"{folder}: no set.json here; point at a folder made by `quiz set make`") from None
     except KeyError as exc:
@@ -36,8 +35,21 @@ def printed_set(folder: Path, cache: dict | None = None):
                          "again to typeset from it, or grade with --no-pdf") from None
     except (OSError, ValueError, TypeError):
         raise InputError(f"{folder}/set.json is not one `quiz set make` wrote") from None
-    papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q)) for q in ids))
-              for student, ids in students]
+    return spec, slots, students
+
+
+def printed_set(folder: Path):
+    """(spec, slots, papers) of a set folder, each paper's questions regenerated from its IDs."""
+    from quizforge.bank.registry import question as regenerate
+    from quizforge.problemsets.responses import load_set
+    from quizforge.problemsets.variants import Paper
+
+    spec, slots, students = set_layout(folder)
+    questions = load_set(folder)["students"]
+    cache: dict = {}
+    papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q))
+                                   for q in questions[sid]["questions"]))
+              for sid, student in students.items()]
     return spec, slots, papers
 
 

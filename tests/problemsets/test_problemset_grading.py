@@ -400,6 +400,43 @@ def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp
     assert sum(v["facility"] * v["students"] for v in item["variants"]) == pytest.approx(3, abs=1e-3)
 
 
+def test_grading_share_by_share_writes_what_grading_the_class_at_once_writes(made, tmp_path, monkeypatch):
+    """Overrides for everyone and for one student, and the statistics, gather over every share."""
+    from quizforge.problemsets import typeset
+    from quizforge.problemsets.responses import grade_responses
+
+    example = EXAMPLE.parent
+    assert len(typeset.Typesetting.shares(list(_papers(made)))) == 3   # one student each
+    grade_responses(made, example / "responses.csv", tmp_path / "shares", example / "overrides.toml",
+                    return_sheets=False)
+    monkeypatch.setattr(typeset.Typesetting, "shares", staticmethod(lambda students: [students]))
+    grade_responses(made, example / "responses.csv", tmp_path / "whole", example / "overrides.toml",
+                    return_sheets=False)
+    files = sorted(p.relative_to(tmp_path / "whole") for p in (tmp_path / "whole").rglob("*") if p.is_file())
+    assert len(files) == 3 + 4 and all((tmp_path / "shares" / f).read_bytes() == (tmp_path / "whole" / f).read_bytes()
+                                       for f in files)
+    stats = {i["question"]: i["overrides"] for i in json.loads((tmp_path / "shares" / "item_stats.json").read_text())}
+    assert stats[3] == ["dropped for everyone (the masking statements could be read two ways): 3 students changed"]
+    assert stats[7] == ["graded '511967232' for 21CS003 (the paper says 511,967,232; the spreadsheet cut it to "
+                        "511.97M): 1 student changed"]
+
+
+def test_a_shares_return_sheets_are_queued_before_the_next_share_is_graded(made, tmp_path, monkeypatch):
+    from quizforge.problemsets import responses, typeset
+
+    graded, queued = [], []
+    mark = responses.mark_written
+    monkeypatch.setattr(responses, "mark_written", lambda q, text: graded.append(q.id) or mark(q, text))
+    monkeypatch.setattr(typeset.Typesetting, "add",
+                        lambda self, name, papers, folder, source: queued.append((len(graded), len(papers))))
+    monkeypatch.setattr(typeset.Typesetting, "wait", lambda self, progress=None: self.close())
+    rows = [(sid, n, "1") for sid in ("21CS001", "21CS002", "21CS003") for n in (1, 2)]
+    path = tmp_path / "responses.csv"
+    path.write_text("student,question,answer\n" + "".join(f"{s},{n},{a}\n" for s, n, a in rows), "utf-8")
+    responses.grade_responses(made, path, tmp_path / "graded")
+    assert queued == [(2, 1), (4, 1), (6, 1)] and len(graded) == 6
+
+
 def test_the_example_overrides_regrade_the_example(run_quiz, made, tmp_path):
     rows = list(csv.reader((REPO / "examples" / "responses.csv").open(encoding="utf-8")))[1:]
     code, stdout, err, out = _grade(run_quiz, made, tmp_path, rows, "--overrides",
