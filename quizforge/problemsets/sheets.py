@@ -66,21 +66,17 @@ def chosen(papers: list, ids: list[str]) -> list:
     return [p for p in papers if p.student.id.casefold() in wanted]
 
 
-def typeset_class(spec, slots, papers: list, kind: str, out: Path, returned: dict | None = None,
-                  progress: Callable[[int, int], None] | None = None,
-                  before_waiting: Callable[[], None] | None = None):
-    """OUT/<id>.pdf for each paper, as KIND ("key" or "return") in the typst helpers;
-    BEFORE_WAITING runs here while they work; PROGRESS(done, total) counts the students typeset."""
+def typeset_keys(spec, slots, papers: list, out: Path, progress: Callable[[int, int], None] | None = None):
+    """OUT/<id>.pdf, the answer key of each paper, typeset in the typst helpers;
+    PROGRESS(done, total) counts the students typeset."""
     from quizforge.problemsets import typeset
 
     out.mkdir(parents=True, exist_ok=True)
     typesetting = typeset.Typesetting(out)
     try:
-        source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, kind, plain, returned)  # noqa: E731
+        source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "key", plain)  # noqa: E731
         for share in typeset.Typesetting.shares(papers):
             typesetting.add(None, share, out, source)
-        if before_waiting is not None:
-            before_waiting()
     except BaseException:
         typesetting.close()
         raise
@@ -95,7 +91,7 @@ def write_keys(folder: Path, ids: list[str], out: Path | None = None,
     spec, slots, papers = printed_set(folder)
     wanted = chosen(papers, ids)
     out = out or folder / "keys"
-    typeset_class(spec, slots, wanted, "key", out, progress=progress)
+    typeset_keys(spec, slots, wanted, out, progress)
     return {"keys": len(wanted), "out": str(out)}
 
 
