@@ -43,6 +43,16 @@ def random_parameters(gen, d_model):
     return {"weight": 1.0 + 0.5 * checks.randn(gen, d_model), "bias": 0.5 * checks.randn(gen, d_model)}
 
 
+def spread_rows(gen, d_model, *, scales, means):
+    """Rows of D_MODEL random values, each row's spread exactly its scale (biased standard deviation)
+    and its mean exactly its mean. Draws that happen to bunch together would make E[x²] - E[x]²,
+    a correct way to the variance, lose float32 digits to cancellation under some seeds."""
+    draws = checks.randn(gen, len(scales), d_model, dtype=torch.float64)
+    standard = (draws - draws.mean(-1, keepdim=True)) / draws.std(-1, unbiased=False, keepdim=True)
+    column = lambda values: torch.tensor(values, dtype=torch.float64).unsqueeze(-1)  # noqa: E731
+    return (standard * column(scales) + column(means)).float()
+
+
 def build(submission, d_model, state=None, **kwargs):
     norm = checks.construct(submission, NAME, d_model, **kwargs)
     if state is not None:
@@ -87,8 +97,8 @@ def test_biased_variance(submission):
     # With d_model = 3 the unbiased variance is 1.5 times the biased one.
     gen = checks.seeded(20)
     state = random_parameters(gen, 3)
-    check(build(submission, 3, state), checks.randn(gen, 4, 3), **state,
-          hint="var = mean((x - mean)²), divided by d_model")
+    x = spread_rows(gen, 3, scales=[1.0, 0.5, 2.0, 1.0], means=checks.randn(gen, 4).tolist())
+    check(build(submission, 3, state), x, **state, hint="var = mean((x - mean)²), divided by d_model")
 
 
 def test_small_variance(submission):
@@ -118,15 +128,10 @@ def test_custom_eps(submission):
 
 
 def test_normalises_last_dim_only(submission):
-    # Rows with different means and scales: statistics shared across rows would show. Each row's draws
-    # are standardised first, so its spread is exactly its scale: five unlucky draws bunched together
-    # would make E[x²] - E[x]², a correct way to get the variance, lose float32 digits to cancellation.
+    # Rows with different means and scales: statistics shared across rows would show.
     gen = checks.seeded(60)
     state = random_parameters(gen, 5)
-    scales, means = torch.tensor([[0.5], [1.0], [4.0], [2.0]]), torch.tensor([[3.0], [-2.0], [0.0], [10.0]])
-    draws = checks.randn(gen, 4, 5, dtype=torch.float64)
-    standard = (draws - draws.mean(-1, keepdim=True)) / draws.std(-1, unbiased=False, keepdim=True)
-    x = (standard * scales.double() + means.double()).float()
+    x = spread_rows(gen, 5, scales=[0.5, 1.0, 4.0, 2.0], means=[3.0, -2.0, 0.0, 10.0])
     check(build(submission, 5, state), x, **state,
           hint="each vector x[..., :] is normalised with its own mean and variance")
 
