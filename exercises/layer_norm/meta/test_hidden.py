@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -89,7 +91,9 @@ SHAPES = {"vector": (6,), "rows": (4, 6), "batched": (2, 3, 6), "4d": (2, 2, 3, 
 def test_matches_reference(submission, shape):
     gen = checks.seeded(10 + len(shape))
     state = random_parameters(gen, shape[-1])
-    x = checks.randn(gen, *shape, scale=3.0) + checks.randn(gen, *shape[:-1], 1)
+    rows = math.prod(shape[:-1])
+    x = spread_rows(gen, shape[-1], scales=(1.0 + 4.0 * torch.rand(rows, generator=gen)).tolist(),
+                    means=checks.randn(gen, rows).tolist()).reshape(shape)
     check(build(submission, shape[-1], state), x, **state)
 
 
@@ -139,7 +143,7 @@ def test_normalises_last_dim_only(submission):
 def test_gradients(submission):
     gen = checks.seeded(70)
     state = random_parameters(gen, 6)
-    x = checks.randn(gen, 2, 3, 6) + 0.5
+    x = spread_rows(gen, 6, scales=[1.0, 0.5, 2.0, 1.0, 1.5, 0.8], means=[0.5] * 6).reshape(2, 3, 6)
     grad_output = checks.randn(gen, 2, 3, 6)
     norm = build(submission, 6, state)
     check(norm, x, **state)  # the forward pass alone must be right first
