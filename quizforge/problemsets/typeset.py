@@ -437,9 +437,9 @@ class Typesetting:
         self.sources = 0
 
     @staticmethod
-    def shares(students: list) -> list[list]:
-        """The class split into HELPERS shares, in roll order."""
-        size = max(1, -(-len(students) // HELPERS))
+    def shares(students: list, count: int = HELPERS) -> list[list]:
+        """The class split into COUNT shares, in roll order."""
+        size = max(1, -(-len(students) // count))
         return [students[i:i + size] for i in range(0, len(students), size)]
 
     def add(self, name: str | None, papers: list, folder: Path, source_of) -> None:

@@ -402,14 +402,14 @@ def test_facility_per_variant_groups_the_papers_that_read_the_same(run_quiz, tmp
 
 def test_grading_share_by_share_writes_what_grading_the_class_at_once_writes(made, tmp_path, monkeypatch):
     """Overrides for everyone and for one student, and the statistics, gather over every share."""
-    from quizforge.problemsets import typeset
+    from quizforge.problemsets import responses, typeset
     from quizforge.problemsets.responses import grade_responses
 
     example = EXAMPLE.parent
-    assert len(typeset.Typesetting.shares(list(_papers(made)))) == 3   # one student each
+    assert len(typeset.Typesetting.shares(list(_papers(made)), responses.RETURN_SHARES)) == 3   # one student each
     grade_responses(made, example / "responses.csv", tmp_path / "shares", example / "overrides.toml",
                     return_sheets=False)
-    monkeypatch.setattr(typeset.Typesetting, "shares", staticmethod(lambda students: [students]))
+    monkeypatch.setattr(typeset.Typesetting, "shares", staticmethod(lambda students, count: [students]))
     grade_responses(made, example / "responses.csv", tmp_path / "whole", example / "overrides.toml",
                     return_sheets=False)
     files = sorted(p.relative_to(tmp_path / "whole") for p in (tmp_path / "whole").rglob("*") if p.is_file())
