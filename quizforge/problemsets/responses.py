@@ -201,8 +201,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
         returned: dict[str, dict] = {}
         source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "return", plain, returned)  # noqa: E731
         (out / "returns").mkdir(parents=True, exist_ok=True)
-        typesetting = Typesetting(out / "returns")
-        try:
+        with Typesetting(out / "returns") as typesetting:
             for share in shares:
                 grade_share(share, typesetting.poll)   # a share typeset: start the next
                 for sid in share:
@@ -212,12 +211,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
                 typesetting.add(None, [Paper(printed[sid], tuple(papers[sid])) for sid in share],
                                 out / "returns", source)
             write_reports()
-        except BaseException:
-            typesetting.close()
-            raise
-        if progress is not None:
-            progress(0, len(papers))
-        typesetting.wait(None if progress is None else lambda done: progress(done, len(papers)))
+            typesetting.finish(len(papers), progress)
     else:
         for share in shares:
             grade_share(share)

@@ -72,17 +72,11 @@ def typeset_keys(spec, slots, papers: list, out: Path, progress: Callable[[int, 
     from quizforge.problemsets import typeset
 
     out.mkdir(parents=True, exist_ok=True)
-    typesetting = typeset.Typesetting(out)
-    try:
-        source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "key", plain)  # noqa: E731
+    source = lambda chunk, plain: typeset.class_source(spec, slots, chunk, "key", plain)  # noqa: E731
+    with typeset.Typesetting(out) as typesetting:
         for share in typeset.Typesetting.shares(papers):
             typesetting.add(None, share, out, source)
-    except BaseException:
-        typesetting.close()
-        raise
-    if progress is not None:
-        progress(0, len(papers))
-    typesetting.wait(None if progress is None else lambda done: progress(done, len(papers)))
+        typesetting.finish(len(papers), progress)
 
 
 def write_keys(folder: Path, ids: list[str], out: Path | None = None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from quizforge.bank.question import Step
 from quizforge.bank.steps import plural
@@ -533,6 +534,18 @@ class Typesetting:
                 into.write_bytes(pdf.read_bytes())
         finally:
             self.close()
+
+    def finish(self, students: int, progress: Callable[[int, int], None] | None = None) -> None:
+        """`wait`, PROGRESS(done, STUDENTS) told from 0 as the shares are done."""
+        if progress is not None:
+            progress(0, students)
+        self.wait(None if progress is None else lambda done: progress(done, students))
+
+    def __enter__(self) -> Typesetting:
+        return self
+
+    def __exit__(self, *raised) -> None:
+        self.close()   # stops the helpers when queueing failed; nothing is left to stop after `wait`
 
     def close(self) -> None:
         """Stop every helper still running, and start no more."""

@@ -88,3 +88,26 @@ def test_close_kills_what_runs_and_starts_nothing_more(helpers, tmp_path):
     assert [h.returncode for h in helpers] == [-9]
     typesetting.poll(busy=0)
     assert len(helpers) == 1
+
+
+def test_an_error_while_queueing_stops_the_helpers_and_starts_no_more(helpers, tmp_path):
+    with pytest.raises(ValueError, match="grading failed"):
+        with typeset.Typesetting(tmp_path) as typesetting:
+            for n in range(3):
+                _share(typesetting, tmp_path, n)
+            raise ValueError("grading failed")
+    assert len(helpers) == 1 and helpers[0].returncode == -9     # killed
+    typesetting.poll(busy=0)
+    assert len(helpers) == 1 and not typesetting.work.exists()
+
+
+def test_finish_tells_the_students_typeset_from_zero(helpers, tmp_path):
+    told = []
+    with typeset.Typesetting(tmp_path) as typesetting:
+        for n in range(2):
+            _share(typesetting, tmp_path, n)
+        typesetting.poll(busy=0)
+        for helper in helpers:
+            helper.returncode = 0
+        typesetting.finish(2, lambda done, total: told.append((done, total)))
+    assert told == [(0, 2), (1, 2), (2, 2)]
