@@ -208,7 +208,7 @@ def grade_responses(folder: Path, responses: Path, out: Path, overrides_path: Pa
                     returned[sid] = returned_answers(papers[sid], verdicts[sid], unread.get(sid, {}),
                                                      applied.dropped.get(sid, set()), applied.notes.get(sid, {}))
                     returned[sid]["total"] = f"{marks_text(totals[sid])} of {marks_text(most[sid])}"
-                typesetting.add(None, [Paper(printed[sid], tuple(papers[sid])) for sid in share],
+                typesetting.add(None, [Paper(printed[sid][0], tuple(papers[sid])) for sid in share],
                                 out / "returns", source)
             write_reports()
             typesetting.finish(len(papers), progress)

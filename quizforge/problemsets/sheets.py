@@ -18,7 +18,7 @@ from quizforge.problemsets.marking import marks_text, mistake_sentence
 
 def set_layout(folder: Path):
     """(spec, slots, students) of a set folder, as printed: STUDENTS maps each roll number to
-    its Student, in roll order."""
+    its Student and its question IDs, in roll order."""
     from quizforge.problemsets.roster import Student
     from quizforge.problemsets.spec import SetSpec
     from quizforge.problemsets.variants import Slot
@@ -27,7 +27,7 @@ def set_layout(folder: Path):
         record = json.loads((folder / "set.json").read_text(encoding="utf-8"))
         spec = SetSpec(record["title"], record["instructions"], record["duration"], record["seed"], ())
         slots = [Slot(s["number"], s["section"], s["template"]) for s in record["slots"]]
-        students = {s["id"]: Student(s["id"], s.get("name", "")) for s in record["students"]}
+        students = {s["id"]: (Student(s["id"], s.get("name", "")), s["questions"]) for s in record["students"]}
     except FileNotFoundError:
         raise InputError(f"{folder}: no set.json here; point at a folder made by `quiz set make`") from None
     except KeyError as exc:
@@ -41,15 +41,12 @@ def set_layout(folder: Path):
 def printed_set(folder: Path):
     """(spec, slots, papers) of a set folder, each paper's questions regenerated from its IDs."""
     from quizforge.bank.registry import question as regenerate
-    from quizforge.problemsets.responses import load_set
     from quizforge.problemsets.variants import Paper
 
     spec, slots, students = set_layout(folder)
-    questions = load_set(folder)["students"]
     cache: dict = {}
-    papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q))
-                                   for q in questions[sid]["questions"]))
-              for sid, student in students.items()]
+    papers = [Paper(student, tuple(cache.get(q) or cache.setdefault(q, regenerate(q)) for q in ids))
+              for student, ids in students.values()]
     return spec, slots, papers
 
 
