@@ -78,17 +78,24 @@ def _step_bar():
     if not console.is_terminal:
         yield None
         return
+    with step_progress(console) as bar:
+        task = bar.add_task("", total=None)
+        yield lambda step, done, total: bar.update(task, description=step, completed=done, total=total)
+
+
+def step_progress(console):
+    """The step, then its count, then the bar: in 40 columns the bar gives way, never the count."""
     from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn
+    from rich.table import Column
     from rich.text import Text
 
     class Count(ProgressColumn):
         def render(self, task) -> Text:
             return Text(f"{task.completed:.0f}/{task.total:.0f}" if task.total else "")
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), Count(), console=console,
-                  transient=True) as bar:
-        task = bar.add_task("", total=None)
-        yield lambda step, done, total: bar.update(task, description=step, completed=done, total=total)
+    return Progress(TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+                    Count(table_column=Column(no_wrap=True, min_width=7)), BarColumn(), console=console,
+                    transient=True)
 
 
 @problem_set.command("grade", short_help="Grade the answers students handed back.")

@@ -409,3 +409,20 @@ def test_calc_measures_the_largest_sizes_it_allows(run_quiz, args):
     code, out, err = run_quiz("calc", *args)
     assert code == 0, err
     assert json.loads(out)["closed_form_agrees"] is True
+
+
+@pytest.mark.parametrize("width", [40, 120])
+def test_the_step_bar_keeps_the_whole_count_at_40_and_120_columns(width):
+    import io
+
+    from rich.console import Console
+
+    from quizforge.cli.sets import step_progress
+
+    for step in ("typesetting the return sheets", "writing the papers and keys", "drawing the papers"):
+        console = Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None)
+        bar = step_progress(console)
+        bar.add_task(step, total=300, completed=168)
+        console.print(bar.get_renderable())
+        shown = console.file.getvalue().rstrip("\n")
+        assert shown.startswith(f"{step} 168/300") and "━" in shown and len(shown) <= width
